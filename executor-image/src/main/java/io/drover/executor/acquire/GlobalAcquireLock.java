@@ -1,0 +1,71 @@
+package io.drover.executor.acquire;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The fleet-wide acquire lock: a transaction-scoped PostgreSQL advisory lock.
+ *
+ * <p>Flowable keeps its global lock as a row holding "timestamp - hostname" and lets others
+ * overwrite it only after {@code forceAcquireAfter} (10 minutes), so a crashed holder stalls
+ * every node for that long. An advisory xact lock belongs to the holder's transaction: the
+ * server frees it when the transaction ends or the connection drops (a killed process, a
+ * failed-over client). A holder that hangs with the transaction open (GC pause, frozen VM) is
+ * bounded too: the lock transaction sets {@code idle_in_transaction_session_timeout} and
+ * {@code statement_timeout} to {@code globalLockMaxHold}, so the server ends it.
+ *
+ * <p>The key is derived from the schema name, so clusters in different schemas of one
+ * database have independent locks.
+ */
+public final class GlobalAcquireLock {
+    private final long key;
+    private final String maxHoldMillis;
+
+    public GlobalAcquireLock(String schema, Duration maxHold) {
+        this.key = keyFor(schema);
+        this.maxHoldMillis = Long.toString(maxHold.toMillis());
+    }
+
+    /**
+     * Tries once, without waiting, inside the connection's current transaction. One round
+     * trip: the timeouts are set in the same statement.
+     */
+    public boolean tryLock(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "select set_config('idle_in_transaction_session_timeout', ?, true),"
+                        + " set_config('statement_timeout', ?, true),"
+                        + " pg_try_advisory_xact_lock(?)")) {
+            ps.setString(1, maxHoldMillis);
+            ps.setString(2, maxHoldMillis);
+            ps.setLong(3, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(3);
+            }
+        }
+    }
+
+    public long key() {
+        return key;
+    }
+
+    static long keyFor(String schema) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(("drover.global-acquire-lock:" + schema).getBytes(StandardCharsets.UTF_8));
+            long k = 0;
+            for (int i = 0; i < 8; i++) {
+                k = (k << 8) | (digest[i] & 0xff);
+            }
+            return k;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

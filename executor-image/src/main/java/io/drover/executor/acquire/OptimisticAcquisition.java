@@ -1,0 +1,101 @@
+package io.drover.executor.acquire;
+
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.AcquiredJob;
+import io.drover.executor.store.Tables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The classic pre-global-lock behaviour, kept so it can be measured against the others: every
+ * node reads the same oldest candidates without locking, then claims each with a
+ * version-checked update. A claim that updates no row lost the race to another node and is
+ * counted as an optimistic lock failure. The claims go in one pipelined batch, which the
+ * server runs as one implicit transaction, so nodes queue on each other's row locks exactly
+ * as Flowable's revision-checked updates do; a deadlock between two batches loses the page.
+ */
+public final class OptimisticAcquisition implements AcquisitionStrategy {
+    private static final String DEADLOCK = "40P01";
+    private static final String SERIALIZATION_FAILURE = "40001";
+
+    private final String selectCandidates;
+    private final String claim;
+    private final String readClaimed;
+    private final String owner;
+    private final long lockExpiryMillis;
+    private final ExecutorMetrics metrics;
+
+    public OptimisticAcquisition(Tables tables, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
+        this.owner = owner;
+        this.lockExpiryMillis = lockExpiry.toMillis();
+        this.metrics = metrics;
+        this.selectCandidates = "select id, version from " + tables.job()
+                + " where locked_by is null and due_at <= now() order by due_at, id limit ?";
+        this.claim = "update " + tables.job()
+                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
+                + " attempts = attempts + 1, version = version + 1"
+                + " where id = ? and version = ? and locked_by is null";
+        this.readClaimed = "select " + AcquiredJob.COLUMNS + " from " + tables.job()
+                + " j where j.id = any(?) and j.locked_by = ? order by j.due_at, j.id";
+    }
+
+    @Override
+    public Acquisition acquire(Connection c, int max) throws SQLException {
+        List<long[]> candidates = new ArrayList<>(max);
+        try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
+            ps.setInt(1, max);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    candidates.add(new long[] {rs.getLong(1), rs.getInt(2)});
+                }
+            }
+        }
+        if (candidates.isEmpty()) {
+            return Acquisition.NONE;
+        }
+        List<Long> won = new ArrayList<>(candidates.size());
+        try (PreparedStatement ps = c.prepareStatement(claim)) {
+            for (long[] candidate : candidates) {
+                ps.setString(1, owner);
+                ps.setLong(2, lockExpiryMillis);
+                ps.setLong(3, candidate[0]);
+                ps.setInt(4, (int) candidate[1]);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] > 0) {
+                    won.add(candidates.get(i)[0]);
+                }
+            }
+        } catch (SQLException e) {
+            if (DEADLOCK.equals(e.getSQLState()) || SERIALIZATION_FAILURE.equals(e.getSQLState())) {
+                metrics.optimisticLockFailures(candidates.size());
+                return Acquisition.CONTENDED;
+            }
+            throw e;
+        }
+        metrics.optimisticLockFailures(candidates.size() - won.size());
+        boolean mayHaveMore = candidates.size() == max;
+        if (won.isEmpty()) {
+            return Acquisition.CONTENDED; // every candidate went to another node: look again
+        }
+        List<AcquiredJob> jobs = new ArrayList<>(won.size());
+        try (PreparedStatement ps = c.prepareStatement(readClaimed)) {
+            ps.setArray(1, c.createArrayOf("bigint", won.toArray()));
+            ps.setString(2, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    jobs.add(AcquiredJob.from(rs));
+                }
+            }
+        }
+        return new Acquisition(jobs, mayHaveMore);
+    }
+}

@@ -1,0 +1,173 @@
+package io.drover.executor.config;
+
+import io.drover.executor.acquire.LockMode;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Everything that tunes one executor node. The component names are the setting names used
+ * everywhere (executor config {@code drover.<name>}, env {@code DROVER_<NAME>}, the
+ * ExecutorCluster spec and the Helm values); docs/configuration.md explains each default.
+ */
+public record ExecutorSettings(
+        String nodeName,
+        String schema,
+        LockMode lockMode,
+        int threads,
+        boolean virtualThreads,
+        int queueSize,
+        int acquirePageSize,
+        Duration acquireInterval,
+        Duration globalLockWaitTime,
+        Duration globalLockPollInterval,
+        Duration globalLockMaxHold,
+        Duration lockExpiry,
+        int maxAttempts,
+        Duration retryBackoff,
+        Duration retryBackoffMax,
+        int completionBatchSize,
+        Duration shutdownGracePeriod) {
+
+    private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    public ExecutorSettings {
+        List<String> errors = new ArrayList<>();
+        if (nodeName == null || nodeName.isBlank() || nodeName.contains(":")) {
+            errors.add("nodeName must be non-empty and must not contain ':' (got '" + nodeName + "')");
+        }
+        if (schema == null || !SCHEMA_NAME.matcher(schema).matches()) {
+            errors.add("schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), got '" + schema + "'");
+        }
+        if (lockMode == null) {
+            errors.add("lockMode must be one of Global, Optimistic, SkipLocked");
+        }
+        atLeast(errors, "threads", threads, 1);
+        atLeast(errors, "queueSize", queueSize, 1);
+        atLeast(errors, "acquirePageSize", acquirePageSize, 1);
+        atLeast(errors, "maxAttempts", maxAttempts, 1);
+        atLeast(errors, "completionBatchSize", completionBatchSize, 1);
+        positive(errors, "acquireInterval", acquireInterval);
+        positive(errors, "globalLockWaitTime", globalLockWaitTime);
+        positive(errors, "globalLockPollInterval", globalLockPollInterval);
+        positive(errors, "globalLockMaxHold", globalLockMaxHold);
+        positive(errors, "lockExpiry", lockExpiry);
+        positive(errors, "retryBackoff", retryBackoff);
+        positive(errors, "retryBackoffMax", retryBackoffMax);
+        positive(errors, "shutdownGracePeriod", shutdownGracePeriod);
+        if (lockExpiry != null && lockExpiry.compareTo(Duration.ofSeconds(4)) < 0) {
+            // Locks are renewed every lockExpiry/4; below a second of renewal period a slow
+            // database round trip could let a live node's locks lapse.
+            errors.add("lockExpiry must be at least 4s, got " + lockExpiry);
+        }
+        if (acquirePageSize > queueSize && queueSize >= 1) {
+            errors.add("acquirePageSize (" + acquirePageSize + ") must not exceed queueSize (" + queueSize
+                    + "): a node never acquires more jobs than its queue can hold");
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidSettingsException(errors);
+        }
+    }
+
+    private static void atLeast(List<String> errors, String name, int value, int min) {
+        if (value < min) {
+            errors.add(name + " must be at least " + min + ", got " + value);
+        }
+    }
+
+    private static void positive(List<String> errors, String name, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            errors.add(name + " must be a positive duration, got " + value);
+        }
+    }
+
+    /** How often a node extends the expiry of the locks it holds. */
+    public Duration lockRenewInterval() {
+        return lockExpiry.dividedBy(4);
+    }
+
+    /** How often a node looks for locks that expired because their node died. */
+    public Duration expiredLockSweepInterval() {
+        Duration half = lockExpiry.dividedBy(2);
+        return half.compareTo(Duration.ofSeconds(30)) < 0 ? half : Duration.ofSeconds(30);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Defaults: see docs/configuration.md for the reasoning behind each. */
+    public static final class Builder {
+        private String nodeName = NodeNames.defaultNodeName();
+        private String schema = "drover";
+        private LockMode lockMode = LockMode.SkipLocked;
+        private int threads = 8;
+        private boolean virtualThreads = false;
+        private int queueSize = 1024;
+        private int acquirePageSize = 256;
+        private Duration acquireInterval = Duration.ofSeconds(1);
+        private Duration globalLockWaitTime = Duration.ofSeconds(10);
+        private Duration globalLockPollInterval = Duration.ofMillis(20);
+        private Duration globalLockMaxHold = Duration.ofSeconds(10);
+        private Duration lockExpiry = Duration.ofSeconds(60);
+        private int maxAttempts = 3;
+        private Duration retryBackoff = Duration.ofSeconds(1);
+        private Duration retryBackoffMax = Duration.ofMinutes(10);
+        private int completionBatchSize = 500;
+        private Duration shutdownGracePeriod = Duration.ofSeconds(30);
+
+        private Builder() {
+        }
+
+        private Builder(ExecutorSettings s) {
+            nodeName = s.nodeName;
+            schema = s.schema;
+            lockMode = s.lockMode;
+            threads = s.threads;
+            virtualThreads = s.virtualThreads;
+            queueSize = s.queueSize;
+            acquirePageSize = s.acquirePageSize;
+            acquireInterval = s.acquireInterval;
+            globalLockWaitTime = s.globalLockWaitTime;
+            globalLockPollInterval = s.globalLockPollInterval;
+            globalLockMaxHold = s.globalLockMaxHold;
+            lockExpiry = s.lockExpiry;
+            maxAttempts = s.maxAttempts;
+            retryBackoff = s.retryBackoff;
+            retryBackoffMax = s.retryBackoffMax;
+            completionBatchSize = s.completionBatchSize;
+            shutdownGracePeriod = s.shutdownGracePeriod;
+        }
+
+        public Builder nodeName(String v) { nodeName = v; return this; }
+        public Builder schema(String v) { schema = v; return this; }
+        public Builder lockMode(LockMode v) { lockMode = v; return this; }
+        public Builder threads(int v) { threads = v; return this; }
+        public Builder virtualThreads(boolean v) { virtualThreads = v; return this; }
+        public Builder queueSize(int v) { queueSize = v; return this; }
+        public Builder acquirePageSize(int v) { acquirePageSize = v; return this; }
+        public Builder acquireInterval(Duration v) { acquireInterval = v; return this; }
+        public Builder globalLockWaitTime(Duration v) { globalLockWaitTime = v; return this; }
+        public Builder globalLockPollInterval(Duration v) { globalLockPollInterval = v; return this; }
+        public Builder globalLockMaxHold(Duration v) { globalLockMaxHold = v; return this; }
+        public Builder lockExpiry(Duration v) { lockExpiry = v; return this; }
+        public Builder maxAttempts(int v) { maxAttempts = v; return this; }
+        public Builder retryBackoff(Duration v) { retryBackoff = v; return this; }
+        public Builder retryBackoffMax(Duration v) { retryBackoffMax = v; return this; }
+        public Builder completionBatchSize(int v) { completionBatchSize = v; return this; }
+        public Builder shutdownGracePeriod(Duration v) { shutdownGracePeriod = v; return this; }
+
+        public ExecutorSettings build() {
+            return new ExecutorSettings(nodeName, schema, lockMode, threads, virtualThreads, queueSize,
+                    acquirePageSize, acquireInterval, globalLockWaitTime, globalLockPollInterval,
+                    globalLockMaxHold, lockExpiry, maxAttempts, retryBackoff, retryBackoffMax,
+                    completionBatchSize, shutdownGracePeriod);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.drover.executor.config;
+
+import java.net.InetAddress;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Node identity: a stable name (the pod name in a StatefulSet) plus a per-boot suffix. */
+public final class NodeNames {
+    private NodeNames() {
+    }
+
+    static String defaultNodeName() {
+        String host = System.getenv("HOSTNAME");
+        if (host != null && !host.isBlank()) {
+            return host;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "drover-node";
+        }
+    }
+
+    /**
+     * The owner written into locked rows. The boot id makes it unique per process lifetime, so a
+     * restarted pod with the same name can tell its dead predecessor's locks from its own.
+     */
+    public static String lockOwner(String nodeName) {
+        byte[] boot = new byte[4];
+        ThreadLocalRandom.current().nextBytes(boot);
+        return nodeName + ":" + HexFormat.of().formatHex(boot);
+    }
+}

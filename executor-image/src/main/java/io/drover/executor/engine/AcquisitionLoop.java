@@ -1,0 +1,155 @@
+package io.drover.executor.engine;
+
+import io.drover.executor.acquire.Acquisition;
+import io.drover.executor.acquire.AcquisitionStrategy;
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.Tables;
+import org.jboss.logging.Logger;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The one thread per node that takes due jobs from the database into the queue.
+ *
+ * <p>Each cycle: wait for free queue slots, lock at most that many jobs (never more than the
+ * queue can hold), enqueue them. When the cycle saw as many due jobs as it asked for it goes
+ * again at once; otherwise it sleeps until the next timer is due, at most
+ * {@code acquireInterval}. A database error never ends the loop: it backs off and retries,
+ * so a node keeps working after a database failover.
+ */
+final class AcquisitionLoop {
+    private static final Logger LOG = Logger.getLogger(AcquisitionLoop.class);
+    private static final long MIN_IDLE_MILLIS = 5;
+    private static final long MAX_ERROR_BACKOFF_MILLIS = 10_000;
+
+    private final DataSource dataSource;
+    private final AcquisitionStrategy strategy;
+    private final WorkerPool pool;
+    private final HeldJobs held;
+    private final ExecutorMetrics metrics;
+    private final int pageSize;
+    private final long intervalMillis;
+    private final String nextDueSql;
+    private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
+    private final Thread thread;
+    private final Object wakeUp = new Object();
+    private volatile boolean stopping;
+    private volatile long lastSuccessNanos = System.nanoTime();
+
+    AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
+                    ExecutorMetrics metrics, int pageSize, Duration interval, Tables tables, String nodeName) {
+        this.dataSource = dataSource;
+        this.strategy = strategy;
+        this.pool = pool;
+        this.held = held;
+        this.metrics = metrics;
+        this.pageSize = Math.min(pageSize, pool.capacity());
+        this.intervalMillis = interval.toMillis();
+        this.nextDueSql = "select (extract(epoch from (min(due_at) - now())) * 1000)::bigint from " + tables.job()
+                + " where locked_by is null";
+        this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    private void run() {
+        // Refill when half a page is free: waiting for a whole page leaves workers idle, while
+        // acquiring a handful at a time costs a round trip (and a global lock turn) per handful.
+        int refillAt = Math.max(1, pageSize / 2);
+        long errorBackoff = 100;
+        while (!stopping) {
+            int reserved = 0;
+            try {
+                reserved = pool.reserve(refillAt, pageSize, intervalMillis);
+                if (reserved == 0) {
+                    continue; // queue still full: loop to re-check stopping
+                }
+                Acquisition acquisition;
+                long start = System.nanoTime();
+                try (Connection c = dataSource.getConnection()) {
+                    acquisition = strategy.acquire(c, reserved);
+                }
+                lastSuccessNanos = System.nanoTime();
+                metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
+                problems.succeeded();
+                errorBackoff = 100;
+                held.addAll(acquisition.jobs());
+                pool.enqueue(acquisition.jobs());
+                pool.unreserve(reserved - acquisition.jobs().size());
+                reserved = 0;
+                if (!acquisition.mayHaveMore()) {
+                    idle();
+                }
+            } catch (InterruptedException e) {
+                pool.unreserve(reserved);
+                // stop() interrupts; the loop condition decides
+            } catch (Exception e) {
+                pool.unreserve(reserved);
+                metrics.acquisitionError();
+                problems.failed(e);
+                sleepQuietly(errorBackoff);
+                errorBackoff = Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MILLIS);
+            }
+        }
+    }
+
+    /** Sleeps until the next unlocked job is due, or acquireInterval, or a wake-up. */
+    private void idle() throws InterruptedException {
+        long wait = intervalMillis;
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(nextDueSql);
+             ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                long nextDue = rs.getLong(1);
+                if (!rs.wasNull()) {
+                    wait = Math.min(wait, Math.max(MIN_IDLE_MILLIS, nextDue));
+                }
+            }
+        } catch (SQLException e) {
+            problems.failed(e);
+        }
+        synchronized (wakeUp) {
+            if (!stopping) {
+                wakeUp.wait(wait);
+            }
+        }
+    }
+
+    /** Cuts an idle wait short, e.g. after jobs were enqueued through this node. */
+    void wakeUp() {
+        synchronized (wakeUp) {
+            wakeUp.notifyAll();
+        }
+    }
+
+    private void sleepQuietly(long millis) {
+        try {
+            synchronized (wakeUp) {
+                if (!stopping) {
+                    wakeUp.wait(millis);
+                }
+            }
+        } catch (InterruptedException ignored) {
+            // stop() interrupts; the loop condition decides
+        }
+    }
+
+    /** True while the node acquires successfully (its last cycle succeeded within the window). */
+    boolean healthy(Duration window) {
+        return problems.consecutiveFailures() == 0 || System.nanoTime() - lastSuccessNanos < window.toNanos();
+    }
+
+    void stop() throws InterruptedException {
+        stopping = true;
+        thread.interrupt();
+        wakeUp();
+        thread.join(java.time.Duration.ofSeconds(30));
+    }
+}

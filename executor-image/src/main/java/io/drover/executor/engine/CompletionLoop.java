@@ -1,0 +1,138 @@
+package io.drover.executor.engine;
+
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.CompletionWriter;
+import org.jboss.logging.Logger;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Writes outcomes in batches from one thread. Batching needs no timer: while one write is in
+ * flight the next outcomes pile up and go together, so an idle node writes each completion at
+ * once and a busy one writes hundreds per round trip. A failed write is retried, batch intact,
+ * until it succeeds or the shutdown deadline passes; the jobs stay locked (and renewed) all
+ * along, so an outcome is never lost silently: at worst the job runs again after lock expiry.
+ */
+final class CompletionLoop {
+    private static final Logger LOG = Logger.getLogger(CompletionLoop.class);
+
+    private final LinkedBlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
+    private final DataSource dataSource;
+    private final CompletionWriter writer;
+    private final HeldJobs held;
+    private final ExecutorMetrics metrics;
+    private final int maxBatch;
+    private final ProblemLog problems = new ProblemLog(LOG, "Writing job outcomes");
+    private final Thread thread;
+    private volatile boolean stopping;
+    private volatile long hardDeadlineNanos = Long.MAX_VALUE;
+
+    CompletionLoop(DataSource dataSource, CompletionWriter writer, HeldJobs held, ExecutorMetrics metrics,
+                   int maxBatch, String nodeName) {
+        this.dataSource = dataSource;
+        this.writer = writer;
+        this.held = held;
+        this.metrics = metrics;
+        this.maxBatch = maxBatch;
+        this.thread = Thread.ofPlatform().name("drover-completion-" + nodeName).unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void submit(Outcome outcome) {
+        outcomes.add(outcome);
+    }
+
+    int pending() {
+        return outcomes.size();
+    }
+
+    private void run() {
+        List<Outcome> batch = new ArrayList<>(maxBatch);
+        while (!(stopping && outcomes.isEmpty()) && System.nanoTime() < hardDeadlineNanos) {
+            try {
+                Outcome first = outcomes.poll(50, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                outcomes.drainTo(batch, maxBatch - 1);
+                writeUntilDone(batch);
+                batch.clear();
+            } catch (InterruptedException e) {
+                // interrupts only come from stop(); the loop condition decides
+            }
+        }
+        if (!batch.isEmpty() || !outcomes.isEmpty()) {
+            LOG.warnf("Shutdown deadline passed with %d job outcomes unwritten; those jobs stay locked and"
+                    + " run again after lock expiry", batch.size() + outcomes.size());
+        }
+    }
+
+    private void writeUntilDone(List<Outcome> batch) throws InterruptedException {
+        CompletionWriter.Batch split = split(batch);
+        long backoff = 100;
+        while (true) {
+            try (Connection c = dataSource.getConnection()) {
+                int written = writer.write(c, split);
+                problems.succeeded();
+                metrics.completionBatch(batch.size());
+                if (written < batch.size()) {
+                    int lost = batch.size() - written;
+                    metrics.locksLost(lost);
+                    LOG.warnf("%d of %d job outcomes found their lock gone (expired and taken by another"
+                            + " node): those jobs may have run twice. Consider a longer lockExpiry.", lost, batch.size());
+                }
+                held.removeAll(batch.stream().map(o -> o.job().id()).toList());
+                return;
+            } catch (Exception e) {
+                problems.failed(e);
+                if (System.nanoTime() >= hardDeadlineNanos) {
+                    batch.clear(); // reported by run(); locks expire and the jobs run again
+                    return;
+                }
+                Thread.sleep(backoff);
+                backoff = Math.min(backoff * 2, 5000);
+            }
+        }
+    }
+
+    static CompletionWriter.Batch split(List<Outcome> batch) {
+        var b = new CompletionWriter.Batch(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
+                new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        for (Outcome o : batch) {
+            switch (o) {
+                case Outcome.Succeeded s -> (s.job().recurring() ? b.doneRecurring() : b.done()).add(s.job().id());
+                case Outcome.Retry r -> {
+                    b.retryIds().add(r.job().id());
+                    b.retryDelays().add(r.delayMillis());
+                    b.retryErrors().add(r.error());
+                }
+                case Outcome.DeadLetter d -> {
+                    b.deadIds().add(d.job().id());
+                    b.deadErrors().add(d.reason());
+                }
+            }
+        }
+        return b;
+    }
+
+    /** Writes everything submitted so far, giving up at the deadline. */
+    void stop(long deadlineNanos) throws InterruptedException {
+        hardDeadlineNanos = deadlineNanos;
+        stopping = true;
+        long left = deadlineNanos - System.nanoTime();
+        thread.join(java.time.Duration.ofNanos(Math.max(left, 0) + 100_000_000L));
+        if (thread.isAlive()) {
+            thread.interrupt();
+            thread.join(java.time.Duration.ofSeconds(1));
+        }
+    }
+}

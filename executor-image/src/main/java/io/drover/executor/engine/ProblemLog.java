@@ -1,0 +1,40 @@
+package io.drover.executor.engine;
+
+import org.jboss.logging.Logger;
+
+/**
+ * Logs a recurring problem once when it starts, once when its message changes, and once when
+ * it clears, instead of once per attempt: a database outage must not flood the log.
+ */
+final class ProblemLog {
+    private final Logger log;
+    private final String activity;
+    private String current;
+    private int failures;
+
+    ProblemLog(Logger log, String activity) {
+        this.log = log;
+        this.activity = activity;
+    }
+
+    synchronized void failed(Throwable e) {
+        failures++;
+        String message = e.getClass().getSimpleName() + ": " + e.getMessage();
+        if (!message.equals(current)) {
+            current = message;
+            log.warnf("%s failing (retrying with backoff): %s", activity, message);
+        }
+    }
+
+    synchronized void succeeded() {
+        if (current != null) {
+            log.infof("%s recovered after %d failed attempts", activity, failures);
+            current = null;
+            failures = 0;
+        }
+    }
+
+    synchronized int consecutiveFailures() {
+        return failures;
+    }
+}

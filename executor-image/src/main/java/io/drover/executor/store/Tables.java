@@ -1,0 +1,16 @@
+package io.drover.executor.store;
+
+/**
+ * Schema-qualified table names. Statements name the schema explicitly rather than relying on
+ * the connection's search_path, so a pooled connection shared with user code cannot redirect
+ * them, and several executor clusters can share one database in different schemas.
+ */
+public record Tables(String schema) {
+    public String job() {
+        return schema + ".job";
+    }
+
+    public String deadLetter() {
+        return schema + ".dead_letter";
+    }
+}

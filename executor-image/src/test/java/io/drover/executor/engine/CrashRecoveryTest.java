@@ -1,0 +1,92 @@
+package io.drover.executor.engine;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.NodeProcess;
+import io.drover.executor.testing.RecordingHandler;
+import io.drover.executor.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A node that dies (SIGKILL) loses no job: its locks expire, or its successor releases them. */
+class CrashRecoveryTest {
+    private static AgroalDataSource db;
+
+    @BeforeAll
+    static void start() {
+        db = TestDatabase.pool(4);
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+    }
+
+    @Test
+    void jobsOfAKilledNodeRunAfterLockExpiry() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(3000, RecordingHandler.TYPE, "5", 3);
+        Map<String, String> settings = Map.of("lockExpiry", "PT4S", "threads", "4", "queueSize", "200",
+                "acquirePageSize", "100");
+
+        try (NodeProcess victim = NodeProcess.start("victim", schema, settings);
+             NodeProcess survivor = NodeProcess.start("survivor", schema, settings)) {
+            victim.awaitReady();
+            survivor.awaitReady();
+            Jobs.await("the victim ran some jobs", Duration.ofSeconds(60),
+                    () -> jobs.count("select count(*) from {s}.test_execution where node = 'victim'") > 100);
+            long heldByVictim = jobs.count("select count(*) from {s}.job where locked_by like 'victim:%'");
+            victim.kill();
+            assertThat(heldByVictim).as("jobs the victim held when killed").isPositive();
+
+            Jobs.await("all jobs executed", Duration.ofMinutes(2), () -> jobs.jobsLeft() == 0);
+            survivor.terminate();
+        }
+
+        assertThat(jobs.distinctExecuted()).as("distinct jobs executed").isEqualTo(3000);
+        assertThat(jobs.deadLetters()).isZero();
+        // At-least-once: a job may run twice only if the victim was running it when it died.
+        assertThat(jobs.count("select count(*) from (select job_id from {s}.test_execution group by job_id"
+                + " having count(*) > 1 and not bool_or(node = 'victim')) d"))
+                .as("duplicates not involving the killed node").isZero();
+        assertThat(jobs.count("select count(*) from {s}.test_execution where node = 'victim'")
+                + jobs.count("select count(*) from {s}.test_execution where node = 'survivor'"))
+                .isEqualTo(jobs.executions());
+    }
+
+    @Test
+    void aRestartedNodeReleasesItsPredecessorsLocksWithoutWaitingForExpiry() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(1000, RecordingHandler.TYPE, "20", 3);
+        // An expiry far longer than the test: only the restart can bring the jobs back in time.
+        Map<String, String> settings = Map.of("lockExpiry", "PT10M", "threads", "2", "queueSize", "500",
+                "acquirePageSize", "250");
+
+        try (NodeProcess first = NodeProcess.start("executor-0", schema, settings)) {
+            first.awaitReady();
+            Jobs.await("the node holds jobs", Duration.ofSeconds(60),
+                    () -> jobs.count("select count(*) from {s}.test_execution") > 10);
+            first.kill();
+        }
+        long stranded = jobs.count("select count(*) from {s}.job where locked_by is not null");
+        assertThat(stranded).as("jobs left locked by the dead node").isPositive();
+
+        // Same node name, as a StatefulSet pod gets when it is recreated.
+        try (NodeProcess second = NodeProcess.start("executor-0", schema,
+                Map.of("lockExpiry", "PT10M", "threads", "8", "queueSize", "500", "acquirePageSize", "250"))) {
+            second.awaitReady();
+            Jobs.await("all jobs executed well before the 10 min lock expiry", Duration.ofMinutes(2),
+                    () -> jobs.jobsLeft() == 0);
+            second.terminate();
+        }
+        assertThat(jobs.distinctExecuted()).isEqualTo(1000);
+    }
+}

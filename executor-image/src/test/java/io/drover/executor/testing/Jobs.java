@@ -1,0 +1,66 @@
+package io.drover.executor.testing;
+
+import io.drover.executor.store.JobEnqueuer;
+import io.drover.executor.store.JobEnqueuer.NewJob;
+import io.drover.executor.store.Tables;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Test helpers: enqueue, count, and wait for conditions on one schema. */
+public record Jobs(DataSource dataSource, String schema) {
+
+    public void enqueue(int count, String type, String payload, int maxAttempts) throws SQLException {
+        JobEnqueuer enqueuer = new JobEnqueuer(dataSource, new Tables(schema));
+        for (int done = 0; done < count; done += 1000) {
+            List<NewJob> batch = new ArrayList<>();
+            for (int i = done; i < Math.min(count, done + 1000); i++) {
+                batch.add(NewJob.now(type, payload, maxAttempts));
+            }
+            enqueuer.enqueue(batch);
+        }
+    }
+
+    public long count(String sqlAfterSchema) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sqlAfterSchema.replace("{s}", schema))) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public long jobsLeft() {
+        return count("select count(*) from {s}.job");
+    }
+
+    public long executions() {
+        return count("select count(*) from {s}.test_execution");
+    }
+
+    public long distinctExecuted() {
+        return count("select count(distinct job_id) from {s}.test_execution");
+    }
+
+    public long deadLetters() {
+        return count("select count(*) from {s}.dead_letter");
+    }
+
+    public static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+}
