@@ -17,11 +17,13 @@ build: ## Compile and package every module (tests skipped)
 test: ## Run every test suite (unit, integration against real PostgreSQL)
 	$(MVN) verify
 
-run: ## Local demo: executor nodes on an embedded PostgreSQL with a stream of demo jobs
-	$(MVN) -q -DskipTests test-compile
-	$(MVN) -q -pl executor-image exec:exec -Dexec.executable=$(JAVA_HOME)/bin/java \
-	  -Dexec.classpathScope=test \
-	  -Dexec.args="-cp %classpath io.drover.executor.demo.LocalDemo $(DEMO_ARGS)"
+EXEC_CP = executor-image/target/test-classes:executor-image/target/classes:$$(cat executor-image/target/test-classpath.txt)
+
+run: ## Local demo: executor nodes on an embedded PostgreSQL with a stream of demo jobs (ARGS="--seconds=60 --lockMode=Global")
+	$(MVN) -q -DskipTests -pl executor-image -am test-compile dependency:build-classpath \
+	  -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
+	$(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
+	  -cp $(EXEC_CP) io.drover.executor.demo.LocalDemo $(ARGS)
 
 bench: ## Benchmark matrix (see docs/benchmarks); not yet implemented
 	@echo "make bench: the benchmark matrix is tracked in issue 4 and not implemented yet" >&2; exit 1

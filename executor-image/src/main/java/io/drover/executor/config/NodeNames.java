@@ -9,16 +9,23 @@ public final class NodeNames {
     private NodeNames() {
     }
 
+    /**
+     * In a container HOSTNAME is set and unique (the pod name). Elsewhere several nodes may
+     * share a host, so the pid is added: a node releases the locks of earlier runs of its own
+     * name at startup, and that must never match a live sibling process.
+     */
     static String defaultNodeName() {
         String host = System.getenv("HOSTNAME");
         if (host != null && !host.isBlank()) {
             return host;
         }
+        String name;
         try {
-            return InetAddress.getLocalHost().getHostName();
+            name = InetAddress.getLocalHost().getHostName();
         } catch (Exception e) {
-            return "drover-node";
+            name = "drover-node";
         }
+        return name + "-" + ProcessHandle.current().pid();
     }
 
     /**

@@ -1,0 +1,65 @@
+package io.drover.executor.service;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.config.ExecutorSettings;
+import io.drover.executor.engine.ExecutorEngine;
+import io.drover.executor.handler.HandlerRegistry;
+import io.drover.executor.handler.JobHandler;
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.arc.All;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Runs the engine for the lifetime of the Quarkus application. Flyway has migrated the
+ * schema before StartupEvent; handlers are every {@link JobHandler} CDI bean plus every one
+ * registered through ServiceLoader in a jar on the classpath.
+ */
+@Singleton
+public class ExecutorService {
+    private static final Logger LOG = Logger.getLogger(ExecutorService.class);
+
+    private final DroverConfig config;
+    private final AgroalDataSource dataSource;
+    private final MeterRegistry registry;
+    private final List<JobHandler> handlerBeans;
+    private ExecutorEngine engine;
+
+    ExecutorService(DroverConfig config, AgroalDataSource dataSource, MeterRegistry registry,
+                    @All List<JobHandler> handlerBeans) {
+        this.config = config;
+        this.dataSource = dataSource;
+        this.registry = registry;
+        this.handlerBeans = handlerBeans;
+    }
+
+    void start(@Observes StartupEvent event) {
+        ExecutorSettings settings = SettingsFactory.from(config); // fails startup naming the bad setting
+        HandlerRegistry handlers = HandlerRegistry.withServiceLoader(handlerBeans);
+        if (!config.enabled().orElse(true)) {
+            LOG.info("Job execution disabled (drover.enabled=false)");
+            return;
+        }
+        LOG.infof("Job handlers: %s", handlers.types());
+        engine = new ExecutorEngine(settings, dataSource, handlers, new ExecutorMetrics(registry));
+        engine.start();
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    /** The running engine, empty when execution is disabled. */
+    public Optional<ExecutorEngine> engine() {
+        return Optional.ofNullable(engine);
+    }
+}

@@ -1,0 +1,169 @@
+package io.drover.executor.engine;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.handler.JobContext;
+import io.drover.executor.handler.JobHandler;
+import io.drover.executor.handler.NoopHandler;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.RecordingHandler;
+import io.drover.executor.testing.TestDatabase;
+import io.drover.executor.testing.TestNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Retries with backoff, dead letters with reasons, and a node that survives whatever a job does. */
+class FailureHandlingTest {
+    private static AgroalDataSource db;
+
+    @BeforeAll
+    static void start() {
+        db = TestDatabase.pool(8);
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+    }
+
+    /** Fails until the given attempt, recording when each attempt ran. */
+    static final class Flaky implements JobHandler {
+        final Map<Long, List<Long>> attemptsAt = new ConcurrentHashMap<>();
+
+        @Override
+        public String type() {
+            return "flaky";
+        }
+
+        @Override
+        public void execute(JobContext job) {
+            attemptsAt.computeIfAbsent(job.id(), k -> new CopyOnWriteArrayList<>()).add(System.nanoTime());
+            if (job.attempt() < Integer.parseInt(job.payload())) {
+                throw new IllegalStateException("attempt " + job.attempt() + " fails on purpose");
+            }
+        }
+    }
+
+    @Test
+    void failedJobIsRetriedWithExponentialBackoffThenSucceeds() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        Flaky flaky = new Flaky();
+        jobs.enqueue(1, "flaky", "3", 3);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.retryBackoff(Duration.ofMillis(300)),
+                List.of(flaky))) {
+            Jobs.await("job done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        List<Long> at = flaky.attemptsAt.values().iterator().next();
+        assertThat(at).hasSize(3);
+        // backoff 300 ms then 600 ms, each with at most -20% jitter
+        assertThat(Duration.ofNanos(at.get(1) - at.get(0))).isGreaterThanOrEqualTo(Duration.ofMillis(240));
+        assertThat(Duration.ofNanos(at.get(2) - at.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(480));
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    @Test
+    void jobThatKeepsFailingEndsInDeadLettersWithItsError() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(1, "flaky", "99", 2);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.retryBackoff(Duration.ofMillis(50)),
+                List.of(new Flaky()))) {
+            Jobs.await("job dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1);
+        }
+        assertThat(jobs.jobsLeft()).isZero();
+        Map<String, Object> dead = deadLetter(schema);
+        assertThat(dead.get("attempts")).isEqualTo(2);
+        assertThat((String) dead.get("error")).contains("failed 2 of 2 attempts")
+                .contains("IllegalStateException: attempt 2 fails on purpose");
+        assertThat(dead.get("payload")).isEqualTo("99");
+    }
+
+    @Test
+    void unknownTypeAndBadPayloadGoStraightToDeadLettersWithAReason() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(1, "mystery", "{}", 5);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
+                List.of(new RecordingHandler(db, schema, "in-jvm")))) {
+            Jobs.await("unknown type dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1);
+            assertThat((String) deadLetter(schema).get("error"))
+                    .contains("no handler for job type 'mystery'").contains("[record]");
+            assertThat(deadLetter(schema).get("attempts")).isEqualTo(1);
+
+            jobs.enqueue(1, RecordingHandler.TYPE, "not-a-number", 5);
+            Jobs.await("bad payload dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 2);
+        }
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where type = 'record' and attempts = 1"
+                + " and error like '%InvalidPayloadException: payload must be a number of milliseconds%'"))
+                .isEqualTo(1);
+        assertThat(jobs.executions()).as("the bad job never reached its side effect").isZero();
+    }
+
+    @Test
+    void nodeSurvivesHandlersThatThrowErrors() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        JobHandler explode = new JobHandler() {
+            @Override
+            public String type() {
+                return "explode";
+            }
+
+            @Override
+            public void execute(JobContext job) {
+                throw new StackOverflowError("simulated");
+            }
+        };
+        jobs.enqueue(20, "explode", "", 1);
+        jobs.enqueue(500, NoopHandler.TYPE, "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2),
+                List.of(explode, new NoopHandler()))) {
+            Jobs.await("all jobs handled", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.state()).isEqualTo(ExecutorEngine.State.RUNNING);
+            jobs.enqueue(100, NoopHandler.TYPE, "", 1);
+            Jobs.await("later jobs still run", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(jobs.deadLetters()).isEqualTo(20);
+    }
+
+    @Test
+    void expiredLocksOfDeadNodesAreRecoveredAndNodeKillersEndInDeadLetters() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(2, RecordingHandler.TYPE, "", 3);
+        // Both locked by a node that died a minute ago; one has used all its attempts doing so.
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("update " + schema + ".job set locked_by = 'gone:0000', lock_expires_at = now() - interval '1 minute',"
+                    + " attempts = case when id = (select min(id) from " + schema + ".job) then 3 else 1 end");
+        }
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
+                List.of(new RecordingHandler(db, schema, "in-jvm")))) {
+            Jobs.await("both recovered", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(jobs.executions()).as("the job with attempts left ran").isEqualTo(1);
+        assertThat((String) deadLetter(schema).get("error"))
+                .contains("lock of gone:0000 expired on its last attempt 3 of 3");
+    }
+
+    private static Map<String, Object> deadLetter(String schema) throws Exception {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select attempts, error, payload from " + schema
+                     + ".dead_letter order by failed_at limit 1")) {
+            assertThat(rs.next()).as("a dead letter exists").isTrue();
+            return Map.of("attempts", rs.getInt(1), "error", rs.getString(2),
+                    "payload", rs.getString(3) == null ? "" : rs.getString(3));
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.drover.executor.service;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.acquire.LockMode;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.PostgresResource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The service as deployed: Quarkus config, Flyway at startup, CDI handlers, Micrometer. */
+@QuarkusTest
+@QuarkusTestResource(PostgresResource.class)
+class ExecutorServiceTest {
+    @Inject
+    ExecutorService service;
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void runsJobsFromTheMigratedSchemaWithConfiguredSettings() throws Exception {
+        var engine = service.engine().orElseThrow();
+        assertThat(engine.settings().schema()).isEqualTo("quarkus_test");
+        assertThat(engine.settings().lockMode()).isEqualTo(LockMode.SkipLocked);
+        assertThat(engine.owner()).startsWith("quarkus-test:");
+
+        Jobs jobs = new Jobs(dataSource, "quarkus_test");
+        jobs.enqueue(200, "noop", "", 3);
+        engine.wakeUp();
+        Jobs.await("noop jobs executed", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+
+        double succeeded = registry.get("drover.jobs.executed").tag("type", "noop").tag("outcome", "succeeded")
+                .counter().count();
+        assertThat(succeeded).isEqualTo(200);
+        assertThat(registry.get("drover.acquisition.jobs").summary().totalAmount()).isEqualTo(200);
+    }
+}

@@ -1,0 +1,23 @@
+package io.drover.executor.testing;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+import java.util.Map;
+
+/** Points a @QuarkusTest at the embedded PostgreSQL, in a schema of its own. */
+public class PostgresResource implements QuarkusTestResourceLifecycleManager {
+    @Override
+    public Map<String, String> start() {
+        return Map.of(
+                "quarkus.datasource.jdbc.url", TestDatabase.jdbcUrl(),
+                "quarkus.datasource.username", "postgres",
+                "quarkus.datasource.password", "postgres",
+                "drover.schema", "quarkus_test",
+                "drover.nodeName", "quarkus-test");
+    }
+
+    @Override
+    public void stop() {
+        // the server lives for the whole test JVM
+    }
+}
