@@ -1,6 +1,8 @@
 package io.drover.executor.service;
 
+import io.drover.executor.handler.HttpHandler;
 import io.drover.executor.handler.NoopHandler;
+import io.drover.executor.handler.SleepHandler;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
@@ -10,5 +12,17 @@ public class BuiltInHandlers {
     @Singleton
     NoopHandler noop() {
         return new NoopHandler();
+    }
+
+    @Produces
+    @Singleton
+    SleepHandler sleep() {
+        return new SleepHandler();
+    }
+
+    @Produces
+    @Singleton
+    HttpHandler http(DroverConfig config) {
+        return new HttpHandler(config.http().url(), config.http().timeout());
     }
 }

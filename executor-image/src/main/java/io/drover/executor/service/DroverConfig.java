@@ -2,6 +2,9 @@ package io.drover.executor.service;
 
 import io.smallrye.config.ConfigMapping;
 
+import io.smallrye.config.WithDefault;
+
+import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -49,4 +52,35 @@ public interface DroverConfig {
 
     /** Set false to run the service without executing jobs (e.g. an API-only deployment). */
     Optional<Boolean> enabled();
+
+    /** How often the drover_due_backlog gauge is refreshed from the database. */
+    @WithDefault("5s")
+    Duration backlogRefreshInterval();
+
+    Http http();
+
+    Api api();
+
+    /** The built-in {@code http} handler. */
+    interface Http {
+        /** Where http jobs POST their payload when it names no "url" of its own. */
+        Optional<URI> url();
+
+        /** Connect and response timeout of one http job. */
+        @WithDefault("10s")
+        Duration timeout();
+    }
+
+    /** The HTTP API under /api/v1. */
+    interface Api {
+        /**
+         * Bearer token required on every /api call when set (give it from a Secret, as env
+         * DROVER_API_TOKEN). When unset, reads are open and writes are refused.
+         */
+        Optional<String> token();
+
+        /** Most jobs accepted in one batch enqueue call. */
+        @WithDefault("10000")
+        int maxBatch();
+    }
 }

@@ -27,21 +27,22 @@ public class ExecutorService {
     private static final Logger LOG = Logger.getLogger(ExecutorService.class);
 
     private final DroverConfig config;
+    private final ExecutorSettings settings;
     private final AgroalDataSource dataSource;
     private final MeterRegistry registry;
     private final List<JobHandler> handlerBeans;
     private ExecutorEngine engine;
 
-    ExecutorService(DroverConfig config, AgroalDataSource dataSource, MeterRegistry registry,
-                    @All List<JobHandler> handlerBeans) {
+    ExecutorService(DroverConfig config, ExecutorSettings settings, AgroalDataSource dataSource,
+                    MeterRegistry registry, @All List<JobHandler> handlerBeans) {
         this.config = config;
+        this.settings = settings;
         this.dataSource = dataSource;
         this.registry = registry;
         this.handlerBeans = handlerBeans;
     }
 
     void start(@Observes StartupEvent event) {
-        ExecutorSettings settings = SettingsFactory.from(config); // fails startup naming the bad setting
         HandlerRegistry handlers = HandlerRegistry.withServiceLoader(handlerBeans);
         if (!config.enabled().orElse(true)) {
             LOG.info("Job execution disabled (drover.enabled=false)");
@@ -55,6 +56,13 @@ public class ExecutorService {
     void stop(@Observes ShutdownEvent event) {
         if (engine != null) {
             engine.close();
+        }
+    }
+
+    /** Wakes the local acquirer after jobs were enqueued through this node's API. */
+    public void jobsEnqueued() {
+        if (engine != null) {
+            engine.wakeUp();
         }
     }
 

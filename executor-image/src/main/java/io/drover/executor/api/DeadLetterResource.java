@@ -1,0 +1,67 @@
+package io.drover.executor.api;
+
+import io.drover.executor.service.ExecutorService;
+import io.drover.executor.store.JobQueries;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+@Path("/api/v1/dead-letters")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "dead letters")
+public class DeadLetterResource {
+    static final int MAX_PAGE = 1000;
+
+    private final JobQueries queries;
+    private final ExecutorService executor;
+
+    DeadLetterResource(JobQueries queries, ExecutorService executor) {
+        this.queries = queries;
+        this.executor = executor;
+    }
+
+    @GET
+    @Operation(summary = "Dead letters by id; page with afterId = the last id of the previous page")
+    public List<JobQueries.DeadLetterView> list(@QueryParam("afterId") @DefaultValue("0") long afterId,
+                                                @QueryParam("limit") @DefaultValue("100") int limit) throws SQLException {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new InvalidRequestException(List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE + ", got " + limit)));
+        }
+        return queries.deadLetters(afterId, limit);
+    }
+
+    @POST
+    @Path("/{id}/retry")
+    @Operation(summary = "Move a dead letter back to the jobs, due now, with fresh attempts")
+    public Map<String, Object> retry(@PathParam("id") long id) throws SQLException {
+        if (!queries.retryDeadLetter(id)) {
+            throw new NotFoundException("no dead letter with id " + id);
+        }
+        executor.jobsEnqueued();
+        return Map.of("id", id, "status", "due");
+    }
+
+    @DELETE
+    @Path("/{id}")
+    @Operation(summary = "Delete a dead letter for good")
+    public Response delete(@PathParam("id") long id) throws SQLException {
+        if (!queries.deleteDeadLetter(id)) {
+            throw new NotFoundException("no dead letter with id " + id);
+        }
+        return Response.noContent().build();
+    }
+}

@@ -1,0 +1,123 @@
+package io.drover.executor.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.executor.store.JobEnqueuer.NewJob;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Turns API requests into jobs, collecting every field error (with its path) before any write. */
+final class JobRequestValidator {
+    static final int MAX_TYPE_LENGTH = 200;
+    static final int MAX_PAYLOAD_CHARS = 1_000_000;
+    static final int MAX_ATTEMPTS = 1000;
+
+    private final int defaultMaxAttempts;
+
+    JobRequestValidator(int defaultMaxAttempts) {
+        this.defaultMaxAttempts = defaultMaxAttempts;
+    }
+
+    NewJob one(JobRequest request) {
+        List<FieldError> errors = new ArrayList<>();
+        NewJob job = convert(request, "", errors);
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors);
+        }
+        return job;
+    }
+
+    List<NewJob> batch(JobBatchRequest request, int maxBatch) {
+        if (request == null || request.jobs() == null || request.jobs().isEmpty()) {
+            throw new InvalidRequestException(List.of(new FieldError("jobs", "must be a non-empty array")));
+        }
+        if (request.jobs().size() > maxBatch) {
+            throw new InvalidRequestException(List.of(new FieldError("jobs",
+                    "must hold at most " + maxBatch + " jobs per call, got " + request.jobs().size())));
+        }
+        List<FieldError> errors = new ArrayList<>();
+        List<NewJob> jobs = new ArrayList<>(request.jobs().size());
+        for (int i = 0; i < request.jobs().size(); i++) {
+            jobs.add(convert(request.jobs().get(i), "jobs[" + i + "].", errors));
+            if (errors.size() >= 100) {
+                break; // enough to fix; a 10,000-error answer helps nobody
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors);
+        }
+        return jobs;
+    }
+
+    private NewJob convert(JobRequest r, String path, List<FieldError> errors) {
+        if (r == null) {
+            errors.add(new FieldError(path.isEmpty() ? "body" : path.substring(0, path.length() - 1), "must be a job object"));
+            return null;
+        }
+        String type = r.type();
+        if (type == null || type.isBlank()) {
+            errors.add(new FieldError(path + "type", "is required"));
+        } else if (type.length() > MAX_TYPE_LENGTH) {
+            errors.add(new FieldError(path + "type", "must be at most " + MAX_TYPE_LENGTH + " characters"));
+        }
+        String payload = payloadText(r.payload());
+        if (payload != null && payload.length() > MAX_PAYLOAD_CHARS) {
+            errors.add(new FieldError(path + "payload", "must be at most " + MAX_PAYLOAD_CHARS + " characters"));
+        }
+        Instant dueAt = null;
+        if (r.dueAt() != null) {
+            try {
+                dueAt = OffsetDateTime.parse(r.dueAt()).toInstant();
+            } catch (DateTimeParseException e) {
+                errors.add(new FieldError(path + "dueAt", "must be an ISO-8601 date-time with offset, e.g. 2026-11-22T10:00:00Z; got '" + r.dueAt() + "'"));
+            }
+        }
+        int maxAttempts = r.maxAttempts() == null ? defaultMaxAttempts : r.maxAttempts();
+        if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS) {
+            errors.add(new FieldError(path + "maxAttempts", "must be between 1 and " + MAX_ATTEMPTS + ", got " + maxAttempts));
+        }
+        Duration repeat = null;
+        if (r.repeatEvery() != null) {
+            repeat = parseDuration(r.repeatEvery());
+            if (repeat == null || repeat.compareTo(Duration.ofSeconds(1)) < 0) {
+                errors.add(new FieldError(path + "repeatEvery", "must be a duration of at least 1s, e.g. PT1M or 60s; got '" + r.repeatEvery() + "'"));
+            }
+        }
+        return new NewJob(type, payload, dueAt, maxAttempts, repeat);
+    }
+
+    private static String payloadText(JsonNode payload) {
+        if (payload == null || payload.isNull() || payload.isMissingNode()) {
+            return null;
+        }
+        return payload.isTextual() ? payload.asText() : payload.toString();
+    }
+
+    /** ISO-8601 (PT1M) or the short forms 500ms, 30s, 5m, 2h, 1d. */
+    static Duration parseDuration(String text) {
+        String s = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (s.startsWith("p")) {
+                return Duration.parse(s.toUpperCase(Locale.ROOT));
+            }
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            }
+            long n = Long.parseLong(s.substring(0, s.length() - 1));
+            return switch (s.charAt(s.length() - 1)) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                case 'd' -> Duration.ofDays(n);
+                default -> null;
+            };
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.drover.executor.store;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Reads and administrative writes for the API: job lookup, counts, dead letters. */
+public final class JobQueries {
+    /** Counts stop here: counting a backlog of millions would cost seconds on every call. */
+    public static final long COUNT_CAP = 1_000_000;
+
+    private final DataSource dataSource;
+    private final Tables t;
+
+    public JobQueries(DataSource dataSource, Tables tables) {
+        this.dataSource = dataSource;
+        this.t = tables;
+    }
+
+    /** A job as the API shows it. status: scheduled (due later), due, running (locked by a node), dead_letter. */
+    public record JobView(long id, String type, String payload, String status, Instant dueAt, int attempts,
+                          int maxAttempts, String repeatEvery, String lockedBy, String lastError, Instant createdAt) {
+    }
+
+    public Optional<JobView> find(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement("select id, type, payload,"
+                    + " case when locked_by is not null then 'running' when due_at > now() then 'scheduled' else 'due' end,"
+                    + " due_at, attempts, max_attempts, repeat_interval::text, locked_by, last_error, created_at"
+                    + " from " + t.job() + " where id = ?")) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return Optional.of(new JobView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                instant(rs, 5), rs.getInt(6), rs.getInt(7), rs.getString(8), rs.getString(9),
+                                rs.getString(10), instant(rs, 11)));
+                    }
+                }
+            }
+            return findDead(c, id).map(d -> new JobView(d.id(), d.type(), d.payload(), "dead_letter", d.dueAt(),
+                    d.attempts(), d.maxAttempts(), d.repeatEvery(), null, d.error(), d.createdAt()));
+        }
+    }
+
+    /** Counts for the API and the backlog gauge, each capped at {@link #COUNT_CAP}. */
+    public record Counts(long dueBacklog, long futureTimers, long running, long deadLetters, long cap) {
+    }
+
+    public Counts counts() throws SQLException {
+        String capped = "(select count(*) from (select 1 from %s where %s limit " + COUNT_CAP + ") x)";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("select "
+                + capped.formatted(t.job(), "locked_by is null and due_at <= now()") + ", "
+                + capped.formatted(t.job(), "locked_by is null and due_at > now()") + ", "
+                + capped.formatted(t.job(), "locked_by is not null") + ", "
+                + capped.formatted(t.deadLetter(), "true"));
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new Counts(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), COUNT_CAP);
+        }
+    }
+
+    /** The due-job backlog alone (what autoscaling follows), capped. */
+    public long dueBacklog() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "select count(*) from (select 1 from " + t.job() + " where locked_by is null and due_at <= now()"
+                        + " limit " + COUNT_CAP + ") x");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    public record DeadLetterView(long id, String type, String payload, int attempts, int maxAttempts,
+                                 String repeatEvery, String error, Instant dueAt, Instant createdAt, Instant failedAt) {
+    }
+
+    private static final String DEAD_COLUMNS = "id, type, payload, attempts, max_attempts, repeat_interval::text,"
+            + " error, due_at, created_at, failed_at";
+
+    /** Dead letters by id, paged with {@code afterId} (keyset: stable while rows come and go). */
+    public List<DeadLetterView> deadLetters(long afterId, int limit) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id > ? order by id limit ?")) {
+            ps.setLong(1, afterId);
+            ps.setInt(2, limit);
+            List<DeadLetterView> list = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    list.add(deadLetter(rs));
+                }
+            }
+            return list;
+        }
+    }
+
+    private Optional<DeadLetterView> findDead(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id = ?")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(deadLetter(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * Moves a dead letter back into the job table under its own id, due now, with fresh
+     * attempts. One statement: the job is never in both tables, nor in neither.
+     *
+     * @return false if there is no such dead letter
+     */
+    public boolean retryDeadLetter(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "with moved as (delete from " + t.deadLetter() + " where id = ? returning *)"
+                        + " insert into " + t.job() + " (id, type, payload, due_at, attempts, max_attempts,"
+                        + " repeat_interval, last_error, created_at) overriding system value"
+                        + " select id, type, payload, now(), 0, max_attempts, repeat_interval,"
+                        + " 'retried from dead letters; previous error: ' || error, created_at from moved")) {
+            ps.setLong(1, id);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    public boolean deleteDeadLetter(long id) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("delete from " + t.deadLetter() + " where id = ?")) {
+            ps.setLong(1, id);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static DeadLetterView deadLetter(ResultSet rs) throws SQLException {
+        return new DeadLetterView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
+                rs.getString(6), rs.getString(7), instant(rs, 8), instant(rs, 9), instant(rs, 10));
+    }
+
+    private static Instant instant(ResultSet rs, int column) throws SQLException {
+        Timestamp ts = rs.getTimestamp(column);
+        return ts == null ? null : ts.toInstant();
+    }
+}

@@ -1,0 +1,132 @@
+package io.drover.executor.api;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.PostgresResource;
+import io.drover.executor.testing.WithApiToken;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.specification.RequestSpecification;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.notNullValue;
+
+/** The HTTP API against the running service and a real PostgreSQL. */
+@QuarkusTest
+@TestProfile(WithApiToken.class)
+@QuarkusTestResource(PostgresResource.class)
+class JobApiTest {
+    @Inject
+    AgroalDataSource dataSource;
+
+    private static RequestSpecification api() {
+        return given().header("Authorization", "Bearer " + WithApiToken.TOKEN).contentType(ContentType.JSON);
+    }
+
+    private Jobs jobs() {
+        return new Jobs(dataSource, "quarkus_test");
+    }
+
+    @Test
+    void enqueuesOneJobThatRunsAndCanBeLookedUp() throws Exception {
+        long id = api().body("{\"type\":\"sleep\",\"payload\":1500}").post("/api/v1/jobs")
+                .then().statusCode(201).header("Location", containsString("/api/v1/jobs/"))
+                .extract().jsonPath().getLong("id");
+        api().get("/api/v1/jobs/" + id).then().statusCode(200)
+                .body("type", equalTo("sleep")).body("payload", equalTo("1500")).body("maxAttempts", equalTo(3));
+        Jobs.await("job done", Duration.ofSeconds(30), () -> jobs().count("select count(*) from {s}.job where id = " + id) == 0);
+        api().get("/api/v1/jobs/" + id).then().statusCode(404).body("message", containsString("no job"));
+    }
+
+    @Test
+    void enqueuesABatchOfThousandsInOneCall() throws Exception {
+        String body = IntStream.range(0, 3000).mapToObj(i -> "{\"type\":\"noop\"}")
+                .collect(Collectors.joining(",", "{\"jobs\":[", "]}"));
+        List<Long> ids = api().body(body).post("/api/v1/jobs/batch").then().statusCode(201)
+                .body("count", equalTo(3000)).extract().jsonPath().getList("ids", Long.class);
+        assertThat(ids).hasSize(3000).doesNotHaveDuplicates();
+        Jobs.await("batch executed", Duration.ofSeconds(60), () -> jobs().count(
+                "select count(*) from {s}.job where id between " + ids.get(0) + " and " + ids.get(2999)) == 0);
+    }
+
+    @Test
+    void invalidInputIsRejectedNamingTheFieldAndNothingIsWritten() {
+        long before = jobs().count("select count(*) from {s}.job");
+        api().body("{\"payload\":\"x\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors.field", hasItem("type")).body("message", containsString("type is required"));
+        api().body("{\"type\":\"noop\",\"maxAttempts\":0}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("maxAttempts"));
+        api().body("{\"type\":\"noop\",\"dueAt\":\"tomorrow\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("dueAt"));
+        api().body("{\"type\":\"noop\",\"repeatEvery\":\"0s\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("repeatEvery"));
+        api().body("{\"type\":\"noop\",\"maxAttempt\":2}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("maxAttempt")).body("message", containsString("Unrecognized field"));
+        api().body("{\"type\":\"noop\",\"maxAttempts\":\"many\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("maxAttempts"));
+        api().body("{\"type\": ").post("/api/v1/jobs").then().statusCode(400).body("message", containsString("invalid JSON"));
+        // One bad job in a batch: the whole batch is refused, the bad one named by index.
+        api().body("{\"jobs\":[{\"type\":\"noop\"},{\"type\":\"noop\"},{\"type\":\"noop\"},{\"type\":\"\"}]}")
+                .post("/api/v1/jobs/batch").then().statusCode(400)
+                .body("errors[0].field", equalTo("jobs[3].type"));
+        api().body("{\"jobs\":[" + IntStream.range(0, 5001).mapToObj(i -> "{\"type\":\"noop\"}")
+                        .collect(Collectors.joining(",")) + "]}")
+                .post("/api/v1/jobs/batch").then().statusCode(400).body("message", containsString("at most 5000"));
+        assertThat(jobs().count("select count(*) from {s}.job")).as("jobs written by rejected calls").isEqualTo(before);
+    }
+
+    @Test
+    void timersAreScheduledAndCounted() {
+        String due = Instant.now().plusSeconds(3600).toString();
+        long id = api().body("{\"type\":\"noop\",\"dueAt\":\"" + due + "\",\"repeatEvery\":\"PT1H\"}")
+                .post("/api/v1/jobs").then().statusCode(201).extract().jsonPath().getLong("id");
+        api().get("/api/v1/jobs/" + id).then().statusCode(200).body("status", equalTo("scheduled"))
+                .body("repeatEvery", equalTo("01:00:00"));
+        api().get("/api/v1/stats").then().statusCode(200)
+                .body("futureTimers", org.hamcrest.Matchers.greaterThanOrEqualTo(1))
+                .body("cap", equalTo(1_000_000)).body("dueBacklog", notNullValue()).body("running", notNullValue());
+    }
+
+    @Test
+    void deadLettersCanBeListedRetriedAndDeleted() throws Exception {
+        long id = api().body("{\"type\":\"sleep\",\"payload\":\"forever\"}").post("/api/v1/jobs")
+                .then().statusCode(201).extract().jsonPath().getLong("id");
+        Jobs.await("dead-lettered", Duration.ofSeconds(30),
+                () -> jobs().count("select count(*) from {s}.dead_letter where id = " + id) == 1);
+        api().get("/api/v1/jobs/" + id).then().statusCode(200).body("status", equalTo("dead_letter"))
+                .body("lastError", containsString("sleep payload is not a number"));
+        api().get("/api/v1/dead-letters?afterId=" + (id - 1) + "&limit=1").then().statusCode(200)
+                .body("$", hasSize(1)).body("[0].id", equalTo((int) id)).body("[0].error", containsString("InvalidPayloadException"));
+        api().get("/api/v1/dead-letters?limit=0").then().statusCode(400).body("errors[0].field", equalTo("limit"));
+
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(200).body("status", equalTo("due"));
+        Jobs.await("dead-lettered again after the retry", Duration.ofSeconds(30),
+                () -> jobs().count("select count(*) from {s}.dead_letter where id = " + id) == 1);
+        api().delete("/api/v1/dead-letters/" + id).then().statusCode(204);
+        api().delete("/api/v1/dead-letters/" + id).then().statusCode(404);
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(404);
+    }
+
+    @Test
+    void everyCallNeedsTheToken() {
+        given().get("/api/v1/stats").then().statusCode(401).header("WWW-Authenticate", containsString("Bearer"));
+        given().header("Authorization", "Bearer wrong").contentType(ContentType.JSON).body("{\"type\":\"noop\"}")
+                .post("/api/v1/jobs").then().statusCode(401).body("message", equalTo("invalid bearer token"));
+        given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/jobs/batch"));
+    }
+}

@@ -1,0 +1,104 @@
+package io.drover.executor.handler;
+
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The http handler against a real local HTTP server. */
+class HttpHandlerTest {
+    private HttpServer server;
+    private final List<String> received = new CopyOnWriteArrayList<>();
+    private String base;
+
+    @BeforeEach
+    void startServer() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/ok", exchange -> {
+            received.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)
+                    + " job=" + exchange.getRequestHeaders().getFirst("X-Drover-Job-Id"));
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        server.createContext("/broken", exchange -> {
+            byte[] body = "downstream exploded".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(500, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.createContext("/slow", exchange -> {
+            try {
+                Thread.sleep(2000);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.start();
+        base = "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.stop(0);
+    }
+
+    private static JobContext job(String payload) {
+        return new JobContext(42, "http", payload, 1, 3, Instant.now());
+    }
+
+    @Test
+    void postsThePayloadToTheConfiguredUrl() throws Exception {
+        new HttpHandler(Optional.of(URI.create(base + "/ok")), Duration.ofSeconds(5)).execute(job("{\"order\":7}"));
+        assertThat(received).containsExactly("{\"order\":7} job=42");
+    }
+
+    @Test
+    void postsTheBodyToAPerJobUrl() throws Exception {
+        new HttpHandler(Optional.empty(), Duration.ofSeconds(5))
+                .execute(job("{\"url\":\"" + base + "/ok\",\"body\":{\"order\":8}}"));
+        assertThat(received).containsExactly("{\"order\":8} job=42");
+    }
+
+    @Test
+    void non2xxIsARetryableFailureNamingTheStatus() {
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/broken")), Duration.ofSeconds(5));
+        assertThatThrownBy(() -> handler.execute(job("{}")))
+                .isInstanceOf(IllegalStateException.class)
+                .isNotInstanceOf(PermanentJobFailure.class)
+                .hasMessageContaining("answered 500").hasMessageContaining("downstream exploded");
+    }
+
+    @Test
+    void aSlowServerTimesOut() {
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/slow")), Duration.ofMillis(300));
+        assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(HttpTimeoutException.class);
+    }
+
+    @Test
+    void noUrlOrABadUrlIsAnInvalidPayload() {
+        HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(1));
+        assertThatThrownBy(() -> handler.execute(job("{\"order\":1}"))).isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("no URL");
+        assertThatThrownBy(() -> handler.execute(job("{\"url\":\"ftp://x\"}"))).isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("http or https");
+        assertThatThrownBy(() -> handler.execute(job("{\"url\": "))).isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("does not parse");
+    }
+}
