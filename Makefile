@@ -6,7 +6,11 @@ JAVA_HOME ?= $(firstword $(wildcard /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/j
 export JAVA_HOME
 MVN := ./mvnw -B --no-transfer-progress
 
-.PHONY: help build test unit-test run bench clean
+IMAGE_VERSION := 0.1.0
+EXECUTOR_IMAGE := localhost/drover-executor:$(IMAGE_VERSION)
+EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor.oci.tar
+
+.PHONY: help build test run bench clean image image-test image-tools
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -14,8 +18,8 @@ help: ## List the targets
 build: ## Compile and package every module (tests skipped)
 	$(MVN) -DskipTests package
 
-test: ## Run every test suite (unit, integration against real PostgreSQL)
-	$(MVN) verify
+test: image ## Run every test suite: unit, integration (real PostgreSQL), packaged service, image
+	$(MVN) verify -Pimage-test -Ddrover.executor.image=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
 
 EXEC_CP = executor-image/target/test-classes:executor-image/target/classes:$$(cat executor-image/target/test-classpath.txt)
 
@@ -27,6 +31,17 @@ run: ## Local demo: executor nodes on an embedded PostgreSQL with a stream of de
 
 bench: ## Benchmark matrix (see docs/benchmarks); not yet implemented
 	@echo "make bench: the benchmark matrix is tracked in issue 4 and not implemented yet" >&2; exit 1
+
+image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian if missing
+	@command -v umoci >/dev/null && command -v skopeo >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq umoci skopeo)
+
+image: build image-tools ## Build the executor image as an OCI archive, without a Docker engine
+	executor-image/image/build.sh executor-image/target/quarkus-app $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE)
+
+image-test: image ## Only the image checks: entrypoint, non-root user, no shell, runs the service
+	$(MVN) -pl executor-image verify -Pimage-test -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
+	  -Dit.test=ExecutorImageIT -Ddrover.executor.image=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
 
 clean: ## Remove build output
 	$(MVN) -q clean

@@ -2,17 +2,29 @@ package io.drover.executor.service;
 
 import io.drover.executor.acquire.LockMode;
 import io.drover.executor.config.ExecutorSettings;
+import io.drover.executor.config.InvalidSettingsException;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /** Turns Quarkus configuration into validated {@link ExecutorSettings}. */
 final class SettingsFactory {
     private SettingsFactory() {
     }
 
+    /** @throws InvalidSettingsException naming every bad setting, not just the first */
     static ExecutorSettings from(DroverConfig c) {
+        List<String> problems = new ArrayList<>();
         ExecutorSettings.Builder b = ExecutorSettings.builder();
         c.nodeName().ifPresent(b::nodeName);
         c.schema().ifPresent(b::schema);
-        c.lockMode().map(LockMode::parse).ifPresent(b::lockMode);
+        if (c.lockMode().isPresent()) {
+            try {
+                b.lockMode(LockMode.parse(c.lockMode().get()));
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
         c.threads().ifPresent(b::threads);
         c.virtualThreads().ifPresent(b::virtualThreads);
         c.queueSize().ifPresent(b::queueSize);
@@ -27,6 +39,14 @@ final class SettingsFactory {
         c.retryBackoffMax().ifPresent(b::retryBackoffMax);
         c.completionBatchSize().ifPresent(b::completionBatchSize);
         c.shutdownGracePeriod().ifPresent(b::shutdownGracePeriod);
-        return b.build();
+        try {
+            ExecutorSettings settings = b.build();
+            if (problems.isEmpty()) {
+                return settings;
+            }
+        } catch (InvalidSettingsException e) {
+            problems.addAll(e.problems());
+        }
+        throw new InvalidSettingsException(problems);
     }
 }
