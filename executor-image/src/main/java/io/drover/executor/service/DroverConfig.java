@@ -53,6 +53,10 @@ public interface DroverConfig {
     /** Set false to run the service without executing jobs (e.g. an API-only deployment). */
     Optional<Boolean> enabled();
 
+    /** Jars with user handlers (ServiceLoader), loaded at startup if the directory exists. */
+    @WithDefault("/app/handlers")
+    java.nio.file.Path handlersDir();
+
     /** How often the drover_due_backlog gauge is refreshed from the database. */
     @WithDefault("5s")
     Duration backlogRefreshInterval();

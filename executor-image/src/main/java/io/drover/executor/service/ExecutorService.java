@@ -3,6 +3,7 @@ package io.drover.executor.service;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.engine.ExecutorEngine;
+import io.drover.executor.handler.HandlerJars;
 import io.drover.executor.handler.HandlerRegistry;
 import io.drover.executor.handler.JobHandler;
 import io.drover.executor.metrics.ExecutorMetrics;
@@ -14,13 +15,15 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * Runs the engine for the lifetime of the Quarkus application. Flyway has migrated the
- * schema before StartupEvent; handlers are every {@link JobHandler} CDI bean plus every one
- * registered through ServiceLoader in a jar on the classpath.
+ * schema before StartupEvent; handlers are every {@link JobHandler} CDI bean, every one
+ * registered through ServiceLoader on the classpath, and every one in a jar in
+ * {@code handlersDir} (how a derived image adds handlers).
  */
 @Singleton
 public class ExecutorService {
@@ -43,7 +46,13 @@ public class ExecutorService {
     }
 
     void start(@Observes StartupEvent event) {
-        HandlerRegistry handlers = HandlerRegistry.withServiceLoader(handlerBeans);
+        List<JobHandler> all = new ArrayList<>(handlerBeans);
+        List<JobHandler> fromJars = HandlerJars.load(config.handlersDir(), JobHandler.class.getClassLoader());
+        if (!fromJars.isEmpty()) {
+            LOG.infof("Loaded %d handlers from jars in %s", fromJars.size(), config.handlersDir());
+        }
+        all.addAll(fromJars);
+        HandlerRegistry handlers = HandlerRegistry.withServiceLoader(all);
         if (!config.enabled().orElse(true)) {
             LOG.info("Job execution disabled (drover.enabled=false)");
             return;
