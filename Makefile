@@ -19,7 +19,7 @@ build: ## Compile and package every module (tests skipped)
 	$(MVN) -DskipTests package
 
 test: image ## Run every test suite: unit, integration (real PostgreSQL), packaged service, image
-	$(MVN) verify -Pimage-test -Ddrover.executor.image=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
+	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
 
 EXEC_CP = executor-image/target/test-classes:executor-image/target/classes:$$(cat executor-image/target/test-classpath.txt)
 
@@ -41,7 +41,7 @@ image: build image-tools ## Build the executor image as an OCI archive, without 
 
 image-test: image ## Only the image checks: entrypoint, non-root user, no shell, runs the service
 	$(MVN) -pl executor-image verify -Pimage-test -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
-	  -Dit.test=ExecutorImageIT -Ddrover.executor.image=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
+	  -Dit.test=ExecutorImageIT -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
 
 clean: ## Remove build output
 	$(MVN) -q clean

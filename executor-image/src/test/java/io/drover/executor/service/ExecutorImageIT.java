@@ -36,8 +36,8 @@ class ExecutorImageIT {
 
     @BeforeAll
     static void unpack() throws Exception {
-        String archive = System.getProperty("drover.executor.image");
-        assertThat(archive).as("system property drover.executor.image (run via make image-test)").isNotBlank();
+        String archive = System.getProperty("it.image.archive");
+        assertThat(archive).as("system property it.image.archive (run via make image-test)").isNotBlank();
         assertThat(new File(archive)).as("image archive").exists();
         layout = Files.createTempDirectory("drover-image");
         run("tar", "-xf", archive, "-C", layout.toString());

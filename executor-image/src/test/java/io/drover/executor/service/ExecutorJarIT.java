@@ -40,7 +40,7 @@ class ExecutorJarIT {
     }
 
     private static Process launch(Map<String, String> env, Path log) throws Exception {
-        String jar = System.getProperty("drover.executor.jar");
+        String jar = System.getProperty("it.executor.jar");
         assertThat(new File(jar)).as("packaged service").exists();
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-jar", jar).redirectErrorStream(true).redirectOutput(log.toFile());

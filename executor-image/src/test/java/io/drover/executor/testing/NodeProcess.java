@@ -54,7 +54,7 @@ public final class NodeProcess implements AutoCloseable {
                 if (line.startsWith("READY")) {
                     ready.countDown();
                 }
-                if (Boolean.getBoolean("drover.test.nodeOutput")) {
+                if (Boolean.getBoolean("it.nodeOutput")) {
                     System.out.println("[" + name + "] " + line);
                 }
             }
