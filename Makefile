@@ -10,7 +10,7 @@ IMAGE_VERSION := 0.1.0
 EXECUTOR_IMAGE := localhost/drover-executor:$(IMAGE_VERSION)
 EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor.oci.tar
 
-.PHONY: help build test run bench clean image image-test image-tools
+.PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -29,8 +29,22 @@ run: ## Local demo: executor nodes on an embedded PostgreSQL with a stream of de
 	$(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
 	  -cp $(EXEC_CP) io.drover.executor.demo.LocalDemo $(ARGS)
 
-bench: ## Benchmark matrix (see docs/benchmarks); not yet implemented
-	@echo "make bench: the benchmark matrix is tracked in issue 4 and not implemented yet" >&2; exit 1
+BENCH_RUN = $(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
+	  -cp $(EXEC_CP) io.drover.executor.bench.LocalBench \
+	  --executor-jar=executor-image/target/quarkus-app/quarkus-run.jar \
+	  --revision=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+bench-deps: build
+	@command -v pgbench >/dev/null || ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15)
+	$(MVN) -q -DskipTests -pl executor-image test-compile dependency:build-classpath \
+	  -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
+
+bench: bench-deps ## Full benchmark matrix + SQL floor; writes docs/benchmarks/local.{md,json,png} (~20-30 min)
+	$(BENCH_RUN) --command="make bench"
+
+bench-quick: bench-deps ## Short benchmark (under 2 min of runs); writes target/bench-quick/
+	$(BENCH_RUN) --quick --command="make bench-quick"
 
 image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian if missing
 	@command -v umoci >/dev/null && command -v skopeo >/dev/null || \

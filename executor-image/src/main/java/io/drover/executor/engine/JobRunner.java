@@ -28,6 +28,7 @@ final class JobRunner {
     }
 
     Outcome run(AcquiredJob job) {
+        metrics.started(job.dueAt());
         long start = System.nanoTime();
         Outcome outcome = execute(job);
         String name = switch (outcome) {

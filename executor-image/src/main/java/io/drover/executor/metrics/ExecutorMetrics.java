@@ -29,6 +29,7 @@ public final class ExecutorMetrics {
     private final Counter locksRecovered;
     private final Counter deadLetteredOnRecovery;
     private final Counter released;
+    private final Timer startDelay;
     private final Map<String, TypeMeters> byType = new ConcurrentHashMap<>();
 
     public ExecutorMetrics(MeterRegistry registry) {
@@ -55,6 +56,9 @@ public final class ExecutorMetrics {
                 .description("Expired locks of dead nodes released by this node's sweep").register(registry);
         deadLetteredOnRecovery = Counter.builder("drover.locks.recovered.dead.lettered")
                 .description("Jobs moved to dead letters by the sweep: attempts used up by node deaths").register(registry);
+        startDelay = Timer.builder("drover.job.start.delay")
+                .description("From a job's due time to the start of its execution (job lag)")
+                .publishPercentileHistogram().maximumExpectedValue(java.time.Duration.ofHours(1)).register(registry);
         released = Counter.builder("drover.jobs.released")
                 .description("Queued jobs unlocked unstarted at shutdown for other nodes to take").register(registry);
     }
@@ -112,6 +116,12 @@ public final class ExecutorMetrics {
 
     public void released(int count) {
         released.increment(count);
+    }
+
+    /** Due-to-start delay; the due time comes from the database clock, the start from this node's. */
+    public void started(java.time.Instant dueAt) {
+        long nanos = java.time.Duration.between(dueAt, java.time.Instant.now()).toNanos();
+        startDelay.record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
     }
 
     public void executed(String type, String outcome, long nanos) {

@@ -1,0 +1,180 @@
+package io.drover.executor.bench;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.acquire.LockMode;
+import io.drover.executor.store.PooledDataSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code make bench}: every configuration against one PostgreSQL with identical settings,
+ * plus the pgbench SQL floor, in one run, so the figures can be compared as ratios. Writes
+ * {@code <out>/local.md}, {@code local.json} and {@code local.png}.
+ */
+final class BenchMatrix {
+    static final int THREADS = 8;
+    static final int QUEUE = 1024;
+
+    private BenchMatrix() {
+    }
+
+    static List<Scenario> scenarios(boolean quick) {
+        List<Scenario> list = new ArrayList<>();
+        int noopJobs = quick ? 20_000 : 100_000;
+        Duration cap = quick ? Duration.ofSeconds(60) : Duration.ofSeconds(180);
+        List<Integer> pages = quick ? List.of(256) : List.of(1, 256, 512);
+        List<Integer> nodeCounts = quick ? List.of(2) : List.of(1, 2);
+        for (LockMode mode : LockMode.values()) {
+            for (int page : pages) {
+                for (int nodes : nodeCounts) {
+                    list.add(new Scenario(JobKind.parse("noop"), noopJobs, nodes, mode, page, THREADS, QUEUE, cap));
+                }
+            }
+        }
+        list.add(new Scenario(JobKind.parse("sleep:100"), quick ? 4_000 : 20_000, 2, LockMode.SkipLocked, 256, 64,
+                QUEUE, cap));
+        list.add(new Scenario(JobKind.parse("timer"), noopJobs, 2, LockMode.SkipLocked, 256, THREADS, QUEUE, cap));
+        return list;
+    }
+
+    static int run(Args args) throws Exception {
+        Database db = BenchMain.database(args);
+        boolean quick = args.has("quick");
+        Path out = Path.of(args.get("out", quick ? "target/bench-quick" : "docs/benchmarks"));
+        Path jar = Path.of(args.required("executor-jar"));
+        Files.createDirectories(out);
+        List<Scenario> scenarios = scenarios(quick);
+        List<BenchResult> results = new ArrayList<>();
+        SqlFloor.Result floor;
+        Map<String, String> environment;
+        Instant started = Instant.now();
+        try (AgroalDataSource ds = PooledDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4)) {
+            environment = environment(ds, args);
+            int floorJobs = scenarios.get(0).jobs();
+            System.out.println("== SQL floor: pgbench, 2 clients, 256-row SKIP LOCKED deletes, " + floorJobs + " rows");
+            floor = SqlFloor.run(ds, db, floorJobs, 2, 256);
+            System.out.printf("SQL floor: %,.0f jobs/s%n%n", floor.jobsPerSecond());
+            for (Scenario s : scenarios) {
+                BenchResult r = BenchMain.runLocal(ds, db, "drover_bench", s, jar, out.resolve("logs"));
+                System.out.println(r.text());
+                results.add(r);
+            }
+        }
+        environment.put("duration", Duration.between(started, Instant.now()).toSeconds() + " s");
+        List<Target> targets = targets(results, floor);
+        targets.forEach(t -> System.out.println(t.line()));
+
+        String name = quick ? "local-quick" : "local";
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("environment", environment);
+        doc.put("floor", floor);
+        doc.put("results", results);
+        doc.put("targets", targets);
+        Files.writeString(out.resolve(name + ".json"), BenchMain.JSON.writeValueAsString(doc));
+        BarChart.write(out.resolve(name + ".png"), results, floor.jobsPerSecond(),
+                "Drover local benchmark (" + environment.get("machine") + ")");
+        Files.writeString(out.resolve(name + ".md"), BenchReport.markdown(name, environment, floor, results, targets));
+        System.out.println("\nWrote " + out.resolve(name + ".md") + ", " + name + ".json and " + name + ".png");
+        return 0;
+    }
+
+    /** A target from the issue, computed as a ratio of figures from this same run. */
+    record Target(String name, double ratio, double goal, String detail) {
+        boolean met() {
+            return !Double.isNaN(ratio) && ratio >= goal;
+        }
+
+        String line() {
+            return String.format("%s %s: %.2f (goal >= %.2f) %s", met() ? "MET " : "MISS", name, ratio, goal, detail);
+        }
+    }
+
+    static List<Target> targets(List<BenchResult> results, SqlFloor.Result floor) {
+        List<Target> targets = new ArrayList<>();
+        Optional<BenchResult> best2 = results.stream().filter(r -> r.kind().equals("noop") && r.nodes() == 2)
+                .max((a, b) -> Double.compare(a.jobsPerSecond(), b.jobsPerSecond()));
+        best2.ifPresent(b -> targets.add(new Target("best 2-node no-op / SQL floor", b.jobsPerSecond() / floor.jobsPerSecond(),
+                0.5, String.format("(%s: %,.0f vs %,.0f jobs/s)", b.label(), b.jobsPerSecond(), floor.jobsPerSecond()))));
+        results.stream().filter(r -> r.kind().startsWith("sleep:")).findFirst().ifPresent(r -> targets.add(new Target(
+                "100 ms jobs / theoretical max", r.percentOfTheoretical() / 100, 0.95,
+                String.format("(%,.0f of %,.0f jobs/s)", r.jobsPerSecond(), r.theoreticalMaxPerSecond()))));
+        Optional<BenchResult> timer = results.stream().filter(r -> r.kind().equals("timer")).findFirst();
+        Optional<BenchResult> sameNoop = timer.flatMap(t -> find(results, "noop", t.lockMode(), t.acquirePageSize(), t.nodes()));
+        if (timer.isPresent() && sameNoop.isPresent()) {
+            targets.add(new Target("due timers / no-op jobs", timer.get().jobsPerSecond() / sameNoop.get().jobsPerSecond(), 0.9,
+                    String.format("(%,.0f vs %,.0f jobs/s, %s page=%d nodes=%d)", timer.get().jobsPerSecond(),
+                            sameNoop.get().jobsPerSecond(), timer.get().lockMode(), timer.get().acquirePageSize(), timer.get().nodes())));
+        }
+        Optional<BenchResult> global = find(results, "noop", "Global", 256, 2);
+        Optional<BenchResult> optimistic = find(results, "noop", "Optimistic", 256, 2);
+        if (global.isPresent() && optimistic.isPresent()) {
+            targets.add(new Target("Global / Optimistic at page 256, 2 nodes",
+                    global.get().jobsPerSecond() / optimistic.get().jobsPerSecond(), 1.0,
+                    String.format("(%,.0f vs %,.0f jobs/s)", global.get().jobsPerSecond(), optimistic.get().jobsPerSecond())));
+        }
+        return targets;
+    }
+
+    static Optional<BenchResult> find(List<BenchResult> results, String kind, String mode, int page, int nodes) {
+        return results.stream().filter(r -> r.kind().equals(kind) && r.lockMode().equals(mode)
+                && r.acquirePageSize() == page && r.nodes() == nodes).findFirst();
+    }
+
+    private static Map<String, String> environment(AgroalDataSource ds, Args args) throws Exception {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("date", Instant.now().toString());
+        env.put("command", args.get("command", "bench matrix"));
+        env.put("revision", args.get("revision", "unknown"));
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select version(), current_setting('shared_buffers'),"
+                     + " current_setting('fsync'), current_setting('synchronous_commit')")) {
+            rs.next();
+            env.put("postgres", rs.getString(1).replaceAll(" on x86_64.*", "")
+                    + " (shared_buffers " + rs.getString(2) + ", fsync " + rs.getString(3)
+                    + ", synchronous_commit " + rs.getString(4) + ")");
+        }
+        env.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        env.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + memory() + ", " + cpu());
+        env.put("settings", "threads " + THREADS + " (64 for sleep jobs), queueSize " + QUEUE
+                + ", lockExpiry 60s, executor nodes as separate JVMs (-Xmx384m) on the same machine as PostgreSQL");
+        return env;
+    }
+
+    private static String memory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    long kb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                    return (kb / 1024 / 1024) + " GiB";
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux
+        }
+        return "? GiB";
+    }
+
+    private static String cpu() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux
+        }
+        return "unknown CPU";
+    }
+}

@@ -1,0 +1,49 @@
+package io.drover.executor.bench;
+
+import java.util.List;
+
+/**
+ * One run's figures; serialised as the JSON document the local and in-cluster benchmarks
+ * both write. Times in seconds and milliseconds as named.
+ */
+public record BenchResult(
+        String label,
+        String kind,
+        String lockMode,
+        int acquirePageSize,
+        int nodes,
+        int threads,
+        int queueSize,
+        long jobs,
+        long drained,
+        boolean timedOut,
+        double seconds,
+        double jobsPerSecond,
+        List<Double> intervalJobsPerSecond,
+        double startDelayP50Ms,
+        double startDelayP99Ms,
+        double jobsPerAcquisition,
+        double optimisticLockFailures,
+        double globalLockWaitMeanMs,
+        double globalLockTimeouts,
+        double theoreticalMaxPerSecond,
+        double percentOfTheoretical) {
+
+    public String text() {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format("%s: %,d of %,d jobs in %.1f s = %,.0f jobs/s%s%n", label, drained, jobs, seconds,
+                jobsPerSecond, timedOut ? " (TIMED OUT: rate over the jobs drained)" : ""));
+        if (!Double.isNaN(theoreticalMaxPerSecond)) {
+            b.append(String.format("  theoretical max %,.0f jobs/s: reached %.1f%%%n", theoreticalMaxPerSecond, percentOfTheoretical));
+        }
+        b.append(String.format("  due-to-start delay p50 %.1f ms, p99 %.1f ms; jobs per acquisition %.1f", startDelayP50Ms,
+                startDelayP99Ms, jobsPerAcquisition));
+        if (optimisticLockFailures > 0) {
+            b.append(String.format("; optimistic lock failures %,.0f", optimisticLockFailures));
+        }
+        if (!Double.isNaN(globalLockWaitMeanMs)) {
+            b.append(String.format("; global lock wait mean %.2f ms, timeouts %.0f", globalLockWaitMeanMs, globalLockTimeouts));
+        }
+        return b.append('\n').toString();
+    }
+}

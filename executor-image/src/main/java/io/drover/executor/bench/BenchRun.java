@@ -1,0 +1,108 @@
+package io.drover.executor.bench;
+
+import javax.sql.DataSource;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Seeds a scenario's jobs into a running fleet and watches the drain, Flowable-style: the jobs
+ * become visible all at once (one COPY transaction), then the remaining count is polled until
+ * it reaches zero or the timeout. The nodes' own metrics, scraped before and after, give the
+ * acquisition figures and the due-to-start delay percentiles.
+ */
+final class BenchRun {
+    private static final long POLL_MILLIS = 250;
+
+    private BenchRun() {
+    }
+
+    static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
+                           Consumer<String> progress) throws Exception {
+        Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
+        Seeder.Seeded seeded = Seeder.seed(dataSource, schema, s.kind(), s.jobs());
+        long start = System.nanoTime();
+        long deadline = start + s.timeout().toNanos();
+        long total = seeded.count();
+        List<Double> intervals = new ArrayList<>();
+        long remaining = total;
+        long lastReportDone = 0;
+        long lastReportAt = start;
+        long end;
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement count = c.prepareStatement(
+                     "select count(*) from " + schema + ".job where id > ? and id <= ?")) {
+            count.setLong(1, seeded.afterId());
+            count.setLong(2, seeded.lastId());
+            while (true) {
+                Thread.sleep(POLL_MILLIS);
+                try (ResultSet rs = count.executeQuery()) {
+                    rs.next();
+                    remaining = rs.getLong(1);
+                }
+                long now = System.nanoTime();
+                long done = total - remaining;
+                if (now - lastReportAt >= 1_000_000_000L || remaining == 0) {
+                    double rate = (done - lastReportDone) / ((now - lastReportAt) / 1e9);
+                    intervals.add(Math.round(rate * 10) / 10.0);
+                    progress.accept(bar(done, total, rate, (now - start) / 1e9));
+                    lastReportDone = done;
+                    lastReportAt = now;
+                }
+                if (remaining == 0 || now > deadline) {
+                    end = now;
+                    break;
+                }
+            }
+        }
+        Prometheus after = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
+        double seconds = (end - start) / 1e9;
+        long drained = total - remaining;
+        double rate = drained / seconds;
+        double theoretical = s.theoreticalMaxPerSecond();
+        return new BenchResult(s.label(), s.kind().name(), s.lockMode().name(), s.acquirePageSize(), s.nodes(),
+                s.threads(), s.queueSize(), total, drained, remaining > 0, round(seconds, 2), round(rate, 1), intervals,
+                round(after.quantileSince("drover_job_start_delay_seconds", 0.50, before) * 1000, 1),
+                round(after.quantileSince("drover_job_start_delay_seconds", 0.99, before) * 1000, 1),
+                round(after.sumSince("drover_acquisition_jobs_sum", before)
+                        / after.sumSince("drover_acquisition_jobs_count", before), 1),
+                after.sumSince("drover_optimistic_lock_failures_total", before),
+                round(after.meanSince("drover_global_lock_wait_seconds", before) * 1000, 3),
+                after.sumSince("drover_global_lock_timeouts_total", before),
+                theoretical, Double.isNaN(theoretical) ? Double.NaN : round(100 * rate / theoretical, 1));
+    }
+
+    static String bar(long done, long total, double rate, double elapsed) {
+        int width = 30;
+        int filled = total == 0 ? width : (int) (width * done / total);
+        return String.format("[%s%s] %3d%%  %,9d/%,d  %,8.0f jobs/s  %5.1f s", "#".repeat(filled),
+                ".".repeat(width - filled), total == 0 ? 100 : 100 * done / total, done, total, rate, elapsed);
+    }
+
+    static double round(double v, int decimals) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return v;
+        }
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+
+    static Duration parseDuration(String s) {
+        String t = s.trim().toLowerCase();
+        if (t.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        }
+        if (t.endsWith("s")) {
+            return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
+        }
+        if (t.endsWith("m")) {
+            return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+        }
+        return Duration.parse(s);
+    }
+}

@@ -1,0 +1,100 @@
+package io.drover.executor.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * N executor nodes on this machine: the packaged service (quarkus-run.jar), each its own
+ * process, configured by environment exactly as a pod is. Its logs go to files.
+ */
+final class LocalFleet implements AutoCloseable {
+    private final List<Process> processes = new ArrayList<>();
+    private final List<URI> metrics = new ArrayList<>();
+
+    static LocalFleet start(Path executorJar, Database db, String schema, Scenario s, Path logDir) throws Exception {
+        LocalFleet fleet = new LocalFleet();
+        Files.createDirectories(logDir);
+        for (int i = 0; i < s.nodes(); i++) {
+            int port = freePort();
+            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx384m", "-XX:+UseParallelGC", "-jar", executorJar.toString())
+                    .redirectErrorStream(true).redirectOutput(logDir.resolve("node-" + i + ".log").toFile());
+            var env = pb.environment();
+            env.put("QUARKUS_DATASOURCE_JDBC_URL", db.jdbcUrl());
+            env.put("QUARKUS_DATASOURCE_USERNAME", db.user());
+            env.put("QUARKUS_DATASOURCE_PASSWORD", db.password());
+            env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            env.put("DROVER_SCHEMA", schema);
+            env.put("DROVER_NODENAME", "bench-node-" + i);
+            env.put("DROVER_LOCKMODE", s.lockMode().name());
+            env.put("DROVER_THREADS", Integer.toString(s.threads()));
+            env.put("DROVER_QUEUESIZE", Integer.toString(s.queueSize()));
+            env.put("DROVER_ACQUIREPAGESIZE", Integer.toString(s.acquirePageSize()));
+            fleet.processes.add(pb.start());
+            fleet.metrics.add(URI.create("http://127.0.0.1:" + port + "/q/metrics"));
+        }
+        try {
+            fleet.awaitReady(Duration.ofMinutes(2));
+        } catch (Exception e) {
+            fleet.close();
+            throw e;
+        }
+        return fleet;
+    }
+
+    private void awaitReady(Duration timeout) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int i = 0; i < metrics.size(); i++) {
+            URI ready = metrics.get(i).resolve("/q/health/ready");
+            while (true) {
+                if (!processes.get(i).isAlive()) {
+                    throw new IllegalStateException("executor node " + i + " exited with " + processes.get(i).exitValue());
+                }
+                try {
+                    if (http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.discarding())
+                            .statusCode() == 200) {
+                        break;
+                    }
+                } catch (IOException notYet) {
+                    // still starting
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("executor node " + i + " not ready after " + timeout);
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    List<URI> metricsUrls() {
+        return metrics;
+    }
+
+    /** SIGTERM, as Kubernetes stops pods, then wait for the graceful shutdown. */
+    @Override
+    public void close() throws InterruptedException {
+        processes.forEach(p -> p.toHandle().destroy());
+        for (Process p : processes) {
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.toHandle().destroyForcibly();
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
