@@ -31,7 +31,9 @@ public record ExecutorSettings(
         int completionBatchSize,
         Duration shutdownGracePeriod) {
 
-    private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    // At most 50 characters: the notification channel "drover_<schema>" must fit PostgreSQL's
+    // 63-byte identifier limit.
+    private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,49}");
 
     public ExecutorSettings {
         List<String> errors = new ArrayList<>();
@@ -39,7 +41,8 @@ public record ExecutorSettings(
             errors.add("nodeName must be non-empty and must not contain ':' (got '" + nodeName + "')");
         }
         if (schema == null || !SCHEMA_NAME.matcher(schema).matches()) {
-            errors.add("schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), got '" + schema + "'");
+            errors.add("schema must be a lower-case SQL identifier of at most 50 characters ([a-z_][a-z0-9_]*), got '"
+                    + schema + "'");
         }
         if (lockMode == null) {
             errors.add("lockMode must be one of Global, Optimistic, SkipLocked");

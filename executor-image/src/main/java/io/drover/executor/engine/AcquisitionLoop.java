@@ -39,6 +39,8 @@ final class AcquisitionLoop {
     private final Thread thread;
     private final Object wakeUp = new Object();
     private volatile boolean stopping;
+    /** Set by wakeUp(); an idle wait that finds it set does not sleep (no lost wake-ups). */
+    private boolean wakeRequested;
     private volatile long lastSuccessNanos = System.nanoTime();
 
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
@@ -70,6 +72,9 @@ final class AcquisitionLoop {
                 reserved = pool.reserve(refillAt, pageSize, intervalMillis);
                 if (reserved == 0) {
                     continue; // queue still full: loop to re-check stopping
+                }
+                synchronized (wakeUp) {
+                    wakeRequested = false; // this cycle sees every job committed before this point
                 }
                 Acquisition acquisition;
                 long start = System.nanoTime();
@@ -116,15 +121,16 @@ final class AcquisitionLoop {
             problems.failed(e);
         }
         synchronized (wakeUp) {
-            if (!stopping) {
+            if (!stopping && !wakeRequested) {
                 wakeUp.wait(wait);
             }
         }
     }
 
-    /** Cuts an idle wait short, e.g. after jobs were enqueued through this node. */
+    /** Cuts an idle wait short: jobs were inserted or released (notification, local API). */
     void wakeUp() {
         synchronized (wakeUp) {
+            wakeRequested = true;
             wakeUp.notifyAll();
         }
     }

@@ -38,6 +38,7 @@ public final class ExecutorEngine implements AutoCloseable {
     private final WorkerPool pool;
     private final AcquisitionLoop acquirer;
     private final LockKeeper lockKeeper;
+    private final JobNotificationListener listener;
     private volatile State state = State.NEW;
 
     public enum State { NEW, RUNNING, STOPPING, STOPPED }
@@ -61,6 +62,7 @@ public final class ExecutorEngine implements AutoCloseable {
                 metrics, settings.acquirePageSize(), settings.acquireInterval(), tables, node);
         this.lockKeeper = new LockKeeper(dataSource, maintenance, held, metrics, settings.lockRenewInterval(),
                 settings.expiredLockSweepInterval(), node);
+        this.listener = new JobNotificationListener(dataSource, tables.channel(), acquirer::wakeUp, node);
         metrics.gauge("drover.queue.depth", "Jobs acquired and waiting for a worker", pool::queued);
         metrics.gauge("drover.queue.capacity", "The queueSize setting", pool::capacity);
         metrics.gauge("drover.threads.busy", "Workers running a job", pool::busy);
@@ -88,6 +90,7 @@ public final class ExecutorEngine implements AutoCloseable {
         pool.start();
         lockKeeper.start();
         acquirer.start();
+        listener.start();
         state = State.RUNNING;
         LOG.infof("Drover node %s started: lockMode=%s threads=%d%s queueSize=%d acquirePageSize=%d lockExpiry=%s",
                 owner, settings.lockMode(), settings.threads(), settings.virtualThreads() ? " (virtual)" : "",
@@ -120,6 +123,7 @@ public final class ExecutorEngine implements AutoCloseable {
         state = State.STOPPING;
         long deadline = System.nanoTime() + settings.shutdownGracePeriod().toNanos();
         try {
+            listener.stop();
             acquirer.stop();
             releaseUnstarted(pool.stopAndDrainQueued());
             if (!pool.awaitRunningJobs(deadline)) {

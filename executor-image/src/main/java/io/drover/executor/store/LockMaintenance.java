@@ -19,6 +19,7 @@ public final class LockMaintenance {
     private final String releasePredecessors;
     private final String sweepDead;
     private final String sweepUnlock;
+    private final String notify;
 
     public LockMaintenance(Tables t, String owner, String nodeName, Duration lockExpiry) {
         this.owner = owner;
@@ -34,6 +35,8 @@ public final class LockMaintenance {
         this.releasePredecessors = "update " + t.job() + " set locked_by = null, lock_expires_at = null,"
                 + " version = version + 1, last_error = 'released at restart of node ' || ?"
                 + " where locked_by is not null and starts_with(locked_by, ?) and locked_by <> ?";
+        // Released and recovered jobs are due now: wake idle nodes as an insert would.
+        this.notify = "select pg_notify('" + t.channel() + "', '')";
         String expired = "select id from " + t.job()
                 + " where locked_by is not null and lock_expires_at < now() %s"
                 + " order by lock_expires_at limit " + SWEEP_PAGE + " for update skip locked";
@@ -66,11 +69,20 @@ public final class LockMaintenance {
         if (ids.isEmpty()) {
             return 0;
         }
+        int released;
         try (PreparedStatement ps = c.prepareStatement(release)) {
             ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
             ps.setString(2, owner);
-            return ps.executeUpdate();
+            released = ps.executeUpdate();
         }
+        return notifyIf(c, released);
+    }
+
+    private int notifyIf(Connection c, int jobs) throws SQLException {
+        if (jobs > 0) {
+            execute(c, notify);
+        }
+        return jobs;
     }
 
     /**
@@ -83,7 +95,7 @@ public final class LockMaintenance {
             ps.setString(1, nodeName);
             ps.setString(2, nodeName + ":");
             ps.setString(3, owner);
-            return ps.executeUpdate();
+            return notifyIf(c, ps.executeUpdate());
         }
     }
 
@@ -103,6 +115,7 @@ public final class LockMaintenance {
             unlocked += u;
             page = Math.max(d, u);
         } while (page == SWEEP_PAGE);
+        notifyIf(c, unlocked);
         return new Sweep(unlocked, dead);
     }
 

@@ -1,6 +1,7 @@
 package io.drover.executor.store;
 
 import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.AgroalConnectionPoolConfiguration;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
@@ -21,8 +22,11 @@ public final class PooledDataSource {
                 .connectionPoolConfiguration(pool -> pool
                         .maxSize(maxSize)
                         .acquisitionTimeout(Duration.ofSeconds(30))
-                        // A connection broken by a failover is detected and replaced, not reused.
+                        // A connection broken by a failover or a terminated backend is detected on
+                        // borrow and replaced, not handed out again. (Agroal's default validator
+                        // accepts everything; this one calls Connection.isValid.)
                         .validateOnBorrow(true)
+                        .connectionValidator(AgroalConnectionPoolConfiguration.ConnectionValidator.defaultValidator())
                         .connectionFactoryConfiguration(factory -> factory
                                 .jdbcUrl(jdbcUrl)
                                 .principal(new NamePrincipal(user))

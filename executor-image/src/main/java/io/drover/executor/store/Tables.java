@@ -13,4 +13,9 @@ public record Tables(String schema) {
     public String deadLetter() {
         return schema + ".dead_letter";
     }
+
+    /** The LISTEN/NOTIFY channel on which new and released jobs are announced. */
+    public String channel() {
+        return "drover_" + schema;
+    }
 }

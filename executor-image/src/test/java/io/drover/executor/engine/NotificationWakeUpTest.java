@@ -1,0 +1,64 @@
+package io.drover.executor.engine;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.RecordingHandler;
+import io.drover.executor.testing.TestDatabase;
+import io.drover.executor.testing.TestNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An idle node starts a new job at once, however it was inserted, instead of at its next poll:
+ * acquireInterval here is a minute, so only the notification can explain a prompt start.
+ */
+class NotificationWakeUpTest {
+    private static AgroalDataSource db;
+
+    @BeforeAll
+    static void start() {
+        db = TestDatabase.pool(8);
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+    }
+
+    @Test
+    void insertsByAnyProducerWakeIdleNodesAndTheListenerSurvivesAConnectionLoss() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.acquireInterval(Duration.ofMinutes(1)),
+                List.of(new RecordingHandler(db, schema, "in-jvm")))) {
+            Thread.sleep(1500); // the node is idle now, waiting up to a minute
+
+            insertWithPlainSql(schema);
+            Jobs.await("job inserted by plain SQL started promptly", Duration.ofSeconds(10), () -> jobs.executions() == 1);
+
+            // The listener's connection dies (failover, idle-connection reaper): it must come back.
+            assertThat(jobs.count("select count(*) from (select pg_terminate_backend(pid) from pg_stat_activity"
+                    + " where query = 'listen drover_" + schema + "') t")).as("listener backends terminated").isEqualTo(1);
+            Thread.sleep(1500);
+            insertWithPlainSql(schema);
+            Jobs.await("job started promptly after the listener reconnected", Duration.ofSeconds(10),
+                    () -> jobs.executions() == 2);
+        }
+        assertThat(jobs.count("select (extract(epoch from max(executed_at - due_at)) * 1000)::bigint"
+                + " from {s}.test_execution")).as("worst start delay, ms (poll interval is 60,000)").isLessThan(10_000);
+    }
+
+    private static void insertWithPlainSql(String schema) throws Exception {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("insert into " + schema + ".job (type) values ('record')");
+        }
+    }
+}
