@@ -24,7 +24,7 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     private static final String DEADLOCK = "40P01";
     private static final String SERIALIZATION_FAILURE = "40001";
 
-    private final String selectCandidates;
+    final String selectCandidates; // package-private: AcquisitionPlanTest checks its plan
     private final String claim;
     private final String readClaimed;
     private final String owner;

@@ -14,11 +14,12 @@ import java.util.List;
 /**
  * Selects the oldest due, unlocked jobs and locks them for this node in one statement.
  * The selection is an ordered range scan of job_acquire_idx that stops after {@code limit}
- * rows. The outer UPDATE re-checks {@code locked_by is null}, so a row changed between the
- * scan and the update (swept, deleted, taken) is skipped rather than stolen.
+ * rows; the update then finds them by primary key. It re-checks {@code locked_by is null}, so
+ * a row changed between the scan and the update (swept, deleted, taken) is skipped rather
+ * than stolen.
  */
 final class PageLocker {
-    private final String sql;
+    final String sql; // package-private: AcquisitionPlanTest checks its plan
     private final String owner;
     private final long lockExpiryMillis;
 
@@ -26,23 +27,26 @@ final class PageLocker {
     PageLocker(Tables tables, String owner, Duration lockExpiry, boolean skipLocked) {
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
-        this.sql = "with picked as ("
-                + " select id from " + tables.job()
-                + " where locked_by is null and due_at <= now()"
-                + " order by due_at limit ?"
-                + (skipLocked ? " for update skip locked" : "")
-                + ") update " + tables.job() + " j"
+        // The page is computed first (an InitPlan) and the rows are then updated by primary key.
+        // Written as a join (UPDATE ... FROM picked), the generic plan that prepared statements
+        // switch to after five runs hash-joined the page with a sequential scan of the whole
+        // table: a full scan per acquisition on a large backlog (AcquisitionPlanTest).
+        this.sql = "update " + tables.job() + " j"
                 + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
                 + " attempts = j.attempts + 1, version = j.version + 1"
-                + " from picked where j.id = picked.id and j.locked_by is null"
+                + " where j.id = any(array(select id from " + tables.job()
+                + " where locked_by is null and due_at <= now()"
+                + " order by due_at, id limit ?"
+                + (skipLocked ? " for update skip locked" : "")
+                + ")) and j.locked_by is null"
                 + " returning " + AcquiredJob.COLUMNS;
     }
 
     List<AcquiredJob> lock(Connection c, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            ps.setString(2, owner);
-            ps.setLong(3, lockExpiryMillis);
+            ps.setString(1, owner);
+            ps.setLong(2, lockExpiryMillis);
+            ps.setInt(3, limit);
             List<AcquiredJob> jobs = new ArrayList<>(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

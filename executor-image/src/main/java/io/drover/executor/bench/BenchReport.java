@@ -31,19 +31,19 @@ final class BenchReport {
         }
         md.append(String.format("%n## SQL floor%n%npgbench, %d clients, each transaction locking %d due rows with"
                         + " `FOR UPDATE SKIP LOCKED` and deleting them, on the executor's table shape: %,d rows in %.2f s ="
-                        + " **%,.0f rows/s**.%n%n", floor.clients(), floor.batch(), floor.jobs(), floor.seconds(),
-                floor.jobsPerSecond()));
+                        + " **%,.0f rows/s**, %,.0f WAL bytes per row.%n%n", floor.clients(), floor.batch(), floor.jobs(),
+                floor.seconds(), floor.jobsPerSecond(), floor.walBytesPerJob()));
         md.append("## Results\n\n| kind | lockMode | page | nodes | threads | jobs | s | jobs/s | / floor | % of max |"
-                + " delay p50 ms | p99 ms | jobs/acq | optimistic failures | global lock wait ms |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + " delay p50 ms | p99 ms | jobs/acq | optimistic failures | global lock wait ms | WAL bytes/job |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (BenchResult r : results) {
-            md.append(String.format("| %s | %s | %d | %d | %d | %s | %.1f | %,.0f | %.2f | %s | %s | %s | %s | %,.0f | %s |%n",
+            md.append(String.format("| %s | %s | %d | %d | %d | %s | %.1f | %,.0f | %.2f | %s | %s | %s | %s | %,.0f | %s | %,.0f |%n",
                     r.kind(), r.lockMode(), r.acquirePageSize(), r.nodes(), r.threads(),
                     r.timedOut() ? String.format("%,d of %,d (cap)", r.drained(), r.jobs()) : String.format("%,d", r.jobs()),
                     r.seconds(), r.jobsPerSecond(), r.jobsPerSecond() / floor.jobsPerSecond(),
                     Double.isNaN(r.percentOfTheoretical()) ? "" : String.format("%.1f", r.percentOfTheoretical()),
                     num(r.startDelayP50Ms()), num(r.startDelayP99Ms()), num(r.jobsPerAcquisition()),
-                    r.optimisticLockFailures(), num(r.globalLockWaitMeanMs())));
+                    r.optimisticLockFailures(), num(r.globalLockWaitMeanMs()), r.walBytesPerJob()));
         }
         md.append("\nColumns: *delay* is due-to-start (job lag) from the nodes' `drover_job_start_delay_seconds`"
                 + " histogram; it includes the time a job waits in the backlog, so in a drain it grows with the"

@@ -27,7 +27,8 @@ public record BenchResult(
         double globalLockWaitMeanMs,
         double globalLockTimeouts,
         double theoreticalMaxPerSecond,
-        double percentOfTheoretical) {
+        double percentOfTheoretical,
+        double walBytesPerJob) {
 
     public String text() {
         StringBuilder b = new StringBuilder();
@@ -36,8 +37,8 @@ public record BenchResult(
         if (!Double.isNaN(theoreticalMaxPerSecond)) {
             b.append(String.format("  theoretical max %,.0f jobs/s: reached %.1f%%%n", theoreticalMaxPerSecond, percentOfTheoretical));
         }
-        b.append(String.format("  due-to-start delay p50 %.1f ms, p99 %.1f ms; jobs per acquisition %.1f", startDelayP50Ms,
-                startDelayP99Ms, jobsPerAcquisition));
+        b.append(String.format("  due-to-start delay p50 %.1f ms, p99 %.1f ms; jobs per acquisition %.1f; WAL %,.0f bytes/job",
+                startDelayP50Ms, startDelayP99Ms, jobsPerAcquisition, walBytesPerJob));
         if (optimisticLockFailures > 0) {
             b.append(String.format("; optimistic lock failures %,.0f", optimisticLockFailures));
         }

@@ -25,7 +25,7 @@ final class SqlFloor {
     private SqlFloor() {
     }
 
-    record Result(long jobs, int clients, int batch, double seconds, double jobsPerSecond) {
+    record Result(long jobs, int clients, int batch, double seconds, double jobsPerSecond, double walBytesPerJob) {
     }
 
     static Result run(DataSource dataSource, Database db, int jobs, int clients, int batch) throws Exception {
@@ -45,6 +45,7 @@ final class SqlFloor {
                 "-h", db.host(), "-p", Integer.toString(db.port()), "-U", db.user(), db.name()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("PGPASSWORD", db.password());
+        String walStart = Wal.position(dataSource);
         long start = System.nanoTime();
         Process p = pb.start();
         String output = new String(p.getInputStream().readAllBytes());
@@ -52,6 +53,7 @@ final class SqlFloor {
             throw new IllegalStateException("pgbench failed:\n" + output);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        double walBytes = Wal.bytesSince(dataSource, walStart);
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("select count(*) from " + SCHEMA + ".job")) {
             rs.next();
@@ -59,7 +61,8 @@ final class SqlFloor {
                 throw new IllegalStateException("pgbench left " + rs.getLong(1) + " rows: raise the transaction count");
             }
         }
-        return new Result(jobs, clients, batch, BenchRun.round(seconds, 2), BenchRun.round(jobs / seconds, 1));
+        return new Result(jobs, clients, batch, BenchRun.round(seconds, 2), BenchRun.round(jobs / seconds, 1),
+                BenchRun.round(walBytes / jobs, 0));
     }
 
     static String pgbench() {

@@ -42,25 +42,22 @@ public final class ExecutorMetrics {
                 .description("Time spent waiting for the global acquire lock").register(registry);
         globalLockHold = Timer.builder("drover.global.lock.hold")
                 .description("Time the global acquire lock was held").register(registry);
-        globalLockTimeouts = Counter.builder("drover.global.lock.timeouts")
-                .description("Acquisition cycles that gave up waiting for the global acquire lock").register(registry);
-        optimisticLockFailures = Counter.builder("drover.optimistic.lock.failures")
-                .description("Job claims lost to another node (Optimistic lock mode)").register(registry);
-        acquisitionErrors = Counter.builder("drover.acquisition.errors")
-                .description("Acquisition cycles that failed with a database error").register(registry);
+        globalLockTimeouts = counter("drover.global.lock.timeouts", "Acquisition cycles that gave up waiting for the global acquire lock");
+        optimisticLockFailures = counter("drover.optimistic.lock.failures", "Job claims lost to another node (Optimistic lock mode)");
+        acquisitionErrors = counter("drover.acquisition.errors", "Acquisition cycles that failed with a database error");
         completionBatch = DistributionSummary.builder("drover.completion.batch")
                 .description("Job outcomes written per completion round trip").register(registry);
-        locksLost = Counter.builder("drover.locks.lost")
-                .description("Jobs whose lock this node no longer held when renewing or completing").register(registry);
-        locksRecovered = Counter.builder("drover.locks.recovered")
-                .description("Expired locks of dead nodes released by this node's sweep").register(registry);
-        deadLetteredOnRecovery = Counter.builder("drover.locks.recovered.dead.lettered")
-                .description("Jobs moved to dead letters by the sweep: attempts used up by node deaths").register(registry);
+        locksLost = counter("drover.locks.lost", "Jobs whose lock this node no longer held when renewing or completing");
+        locksRecovered = counter("drover.locks.recovered", "Expired locks of dead nodes released by this node's sweep");
+        deadLetteredOnRecovery = counter("drover.locks.recovered.dead.lettered", "Jobs moved to dead letters by the sweep: attempts used up by node deaths");
         startDelay = Timer.builder("drover.job.start.delay")
                 .description("From a job's due time to the start of its execution (job lag)")
                 .publishPercentileHistogram().maximumExpectedValue(java.time.Duration.ofHours(1)).register(registry);
-        released = Counter.builder("drover.jobs.released")
-                .description("Queued jobs unlocked unstarted at shutdown for other nodes to take").register(registry);
+        released = counter("drover.jobs.released", "Queued jobs unlocked unstarted at shutdown for other nodes to take");
+    }
+
+    private Counter counter(String name, String description) {
+        return Counter.builder(name).description(description).register(registry);
     }
 
     public MeterRegistry registry() {

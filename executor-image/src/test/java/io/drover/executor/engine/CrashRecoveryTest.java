@@ -5,8 +5,6 @@ import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.NodeProcess;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,17 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** A node that dies (SIGKILL) loses no job: its locks expire, or its successor releases them. */
 class CrashRecoveryTest {
-    private static AgroalDataSource db;
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(4);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     @Test
     void jobsOfAKilledNodeRunAfterLockExpiry() throws Exception {

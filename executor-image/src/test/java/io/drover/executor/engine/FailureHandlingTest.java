@@ -8,8 +8,6 @@ import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
 import io.drover.executor.testing.TestNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -25,17 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Retries with backoff, dead letters with reasons, and a node that survives whatever a job does. */
 class FailureHandlingTest {
-    private static AgroalDataSource db;
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(8);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     /** Fails until the given attempt, recording when each attempt ran. */
     static final class Flaky implements JobHandler {

@@ -5,8 +5,6 @@ import io.drover.executor.acquire.GlobalAcquireLock;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.NodeProcess;
 import io.drover.executor.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -20,17 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Global mode: a holder of the acquire lock that crashes or hangs does not stop the fleet. */
 class GlobalLockRecoveryTest {
-    private static AgroalDataSource db;
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(4);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     @Test
     void fleetContinuesWhenTheLockHolderCrashes() throws Exception {

@@ -5,8 +5,6 @@ import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.NodeProcess;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,17 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** SIGTERM: queued jobs go back to the fleet at once, running ones finish, nothing runs twice. */
 class GracefulShutdownTest {
-    private static AgroalDataSource db;
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(4);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     @Test
     void queuedJobsAreUnlockedAndTakenByAnotherNodeImmediately() throws Exception {

@@ -6,8 +6,6 @@ import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.NodeProcess;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,17 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Three node processes drain 10,000 due jobs: each runs exactly once, none is left, in every lock mode. */
 class MultiNodeDrainTest {
     private static final int JOBS = 10_000;
-    private static AgroalDataSource db;
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(4);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     @ParameterizedTest
     @EnumSource(LockMode.class)

@@ -8,8 +8,6 @@ import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
 import io.drover.executor.testing.TestNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,17 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Timers never fire early and fire within a bounded delay (acquireInterval) after they are due. */
 class TimerTest {
-    private static AgroalDataSource db;
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(8);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     @Test
     void timersFireOnTimeNeverEarly() throws Exception {

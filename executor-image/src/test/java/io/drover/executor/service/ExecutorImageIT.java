@@ -41,14 +41,11 @@ class ExecutorImageIT {
         assertThat(new File(archive)).as("image archive").exists();
         layout = Files.createTempDirectory("drover-image");
         run("tar", "-xf", archive, "-C", layout.toString());
-        db = TestDatabase.pool(2);
+        db = TestDatabase.sharedPool();
     }
 
     @AfterAll
     static void cleanUp() throws Exception {
-        if (db != null) {
-            db.close();
-        }
         run("rm", "-rf", layout.toString());
     }
 

@@ -3,8 +3,6 @@ package io.drover.executor.service;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
@@ -26,18 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The packaged service (quarkus-run.jar), configured by environment as a container would be. */
 class ExecutorJarIT {
-    private static AgroalDataSource db;
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
     private final HttpClient http = HttpClient.newHttpClient();
-
-    @BeforeAll
-    static void start() {
-        db = TestDatabase.pool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
 
     private static Process launch(Map<String, String> env, Path log) throws Exception {
         String jar = System.getProperty("it.executor.jar");

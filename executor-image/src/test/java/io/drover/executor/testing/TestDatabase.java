@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TestDatabase {
     private static final AtomicInteger SCHEMAS = new AtomicInteger();
     private static EmbeddedPostgres postgres;
+    private static AgroalDataSource sharedPool;
 
     private TestDatabase() {
     }
@@ -51,6 +52,18 @@ public final class TestDatabase {
 
     public static AgroalDataSource pool(int maxSize) {
         return PooledDataSource.create(jdbcUrl(), "postgres", "postgres", maxSize);
+    }
+
+    /**
+     * One pool for all tests in this JVM: enough for an in-JVM engine, its handlers and the
+     * test's own queries. Closed when the JVM exits.
+     */
+    public static synchronized AgroalDataSource sharedPool() {
+        if (sharedPool == null) {
+            sharedPool = pool(24);
+            Runtime.getRuntime().addShutdownHook(new Thread(sharedPool::close));
+        }
+        return sharedPool;
     }
 
     /** Creates and migrates a new schema, plus the test_execution table the record handler writes. */
