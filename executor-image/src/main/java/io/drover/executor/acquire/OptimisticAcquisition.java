@@ -1,5 +1,6 @@
 package io.drover.executor.acquire;
 
+import io.drover.executor.store.IndexPlans;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.Tables;
@@ -47,15 +48,18 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
 
     @Override
     public Acquisition acquire(Connection c, int max) throws SQLException {
-        List<long[]> candidates = new ArrayList<>(max);
-        try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
-            ps.setInt(1, max);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    candidates.add(new long[] {rs.getLong(1), rs.getInt(2)});
+        List<long[]> candidates = IndexPlans.inTransaction(c, () -> {
+            List<long[]> found = new ArrayList<>(max);
+            try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
+                ps.setInt(1, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(new long[] {rs.getLong(1), rs.getInt(2)});
+                    }
                 }
             }
-        }
+            return found;
+        });
         if (candidates.isEmpty()) {
             return Acquisition.NONE;
         }

@@ -1,5 +1,6 @@
 package io.drover.executor.acquire;
 
+import io.drover.executor.store.IndexPlans;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.Tables;
 
@@ -27,26 +28,30 @@ final class PageLocker {
     PageLocker(Tables tables, String owner, Duration lockExpiry, boolean skipLocked) {
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
-        // The page is computed first (an InitPlan) and the rows are then updated by primary key.
-        // Written as a join (UPDATE ... FROM picked), the generic plan that prepared statements
-        // switch to after five runs hash-joined the page with a sequential scan of the whole
-        // table: a full scan per acquisition on a large backlog (AcquisitionPlanTest).
-        this.sql = "update " + tables.job() + " j"
-                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
-                + " attempts = j.attempts + 1, version = j.version + 1"
-                + " where j.id = any(array(select id from " + tables.job()
+        // Run with the plan pinned to index scans and a nested loop on the primary key
+        // (IndexPlans); see AcquisitionPlanTest.
+        this.sql = "with picked as ("
+                + " select id from " + tables.job()
                 + " where locked_by is null and due_at <= now()"
                 + " order by due_at, id limit ?"
                 + (skipLocked ? " for update skip locked" : "")
-                + ")) and j.locked_by is null"
+                + ") update " + tables.job() + " j"
+                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
+                + " attempts = j.attempts + 1, version = j.version + 1"
+                + " from picked where j.id = picked.id and j.locked_by is null"
                 + " returning " + AcquiredJob.COLUMNS;
     }
 
+    /** Runs in the caller's transaction (Global mode) or in one of its own (SkipLocked). */
     List<AcquiredJob> lock(Connection c, int limit) throws SQLException {
+        return IndexPlans.inTransaction(c, () -> lockPinned(c, limit));
+    }
+
+    private List<AcquiredJob> lockPinned(Connection c, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, owner);
-            ps.setLong(2, lockExpiryMillis);
-            ps.setInt(3, limit);
+            ps.setInt(1, limit);
+            ps.setString(2, owner);
+            ps.setLong(3, lockExpiryMillis);
             List<AcquiredJob> jobs = new ArrayList<>(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -43,7 +43,7 @@ final class JobRunner {
     private Outcome execute(AcquiredJob job) {
         Optional<JobHandler> handler = handlers.find(job.type());
         if (handler.isEmpty()) {
-            return new Outcome.DeadLetter(job, "no handler for job type '" + job.type()
+            return new Outcome.DeadLetter(job, "no handler for job type '" + job.type().replace("\u0000", "\\0")
                     + "'; this node has handlers for " + handlers.types());
         }
         try {
@@ -65,11 +65,15 @@ final class JobRunner {
         }
     }
 
-    /** The exception and a bounded stack trace: enough to debug a dead letter, never megabytes. */
+    /**
+     * The exception and a bounded stack trace: enough to debug a dead letter, never megabytes.
+     * NUL characters are escaped: PostgreSQL text cannot hold them, and one such message would
+     * fail every write of its completion batch.
+     */
     static String describe(Throwable t) {
         StringWriter out = new StringWriter();
         t.printStackTrace(new PrintWriter(out));
-        String text = out.toString();
+        String text = out.toString().replace("\u0000", "\\0");
         return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "\n\t...";
     }
 }

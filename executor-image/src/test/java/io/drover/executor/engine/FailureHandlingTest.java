@@ -127,6 +127,32 @@ class FailureHandlingTest {
     }
 
     @Test
+    void anErrorTextThatPostgresCannotStoreDoesNotStallCompletions() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        JobHandler nul = new JobHandler() {
+            @Override
+            public String type() {
+                return "nul";
+            }
+
+            @Override
+            public void execute(JobContext job) {
+                throw new IllegalStateException("bad byte \u0000 in a message");
+            }
+        };
+        jobs.enqueue(3, "nul", "", 1);
+        jobs.enqueue(100, NoopHandler.TYPE, "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s, List.of(nul, new NoopHandler()))) {
+            Jobs.await("all jobs completed, including those in the same batches", Duration.ofSeconds(30),
+                    () -> jobs.jobsLeft() == 0);
+        }
+        // chr(92) is the backslash: the NUL arrives escaped as the two characters \0.
+        assertThat(jobs.count("select count(*) from {s}.dead_letter"
+                + " where strpos(error, 'bad byte ' || chr(92) || '0 in a message') > 0")).isEqualTo(3);
+    }
+
+    @Test
     void expiredLocksOfDeadNodesAreRecoveredAndNodeKillersEndInDeadLetters() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);

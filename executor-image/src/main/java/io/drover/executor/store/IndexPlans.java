@@ -1,0 +1,61 @@
+package io.drover.executor.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * Pins the plan of the acquisition statements for the current transaction. A queue's
+ * acquisition has one right plan: walk job_acquire_idx in order, stop after the page, update
+ * the rows by primary key. PostgreSQL's cost model does not always find it: on a burst of
+ * jobs not yet analyzed it bitmap-scans and sorts the whole due set, and on an analyzed
+ * backlog it may hash-join a page of 512 over a scan of the whole table (both measured:
+ * 30-100 jobs/s instead of ~900, see AcquisitionPlanTest). SET LOCAL of the planner switches
+ * leaves the index plans as the only ones, for this transaction only: pooled connections are
+ * shared with handlers and must not change.
+ */
+public final class IndexPlans {
+    private static final String SQL = "select set_config('enable_seqscan', 'off', true),"
+            + " set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),"
+            + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)";
+
+    private IndexPlans() {
+    }
+
+    /** Applies to the connection's current transaction (it must not be in auto-commit). */
+    public static void pin(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SQL)) {
+            ps.execute();
+        }
+    }
+
+    /** Runs {@code work} in a transaction of its own with the plans pinned, unless already in one. */
+    public static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+        if (!c.getAutoCommit()) {
+            pin(c);
+            return work.run();
+        }
+        c.setAutoCommit(false);
+        try {
+            pin(c);
+            T result = work.run();
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** A unit of JDBC work. */
+    @FunctionalInterface
+    public interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+}
