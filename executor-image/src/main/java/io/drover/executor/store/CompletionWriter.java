@@ -47,9 +47,7 @@ public final class CompletionWriter {
 
     /** @return the number of jobs written; less than {@code batch.size()} means lost locks */
     public int write(Connection c, Batch batch) throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
+        return Transactions.run(c, () -> {
             int written = 0;
             written += byIds(c, deleteDone, batch.done());
             written += byIds(c, rescheduleRecurring, batch.doneRecurring());
@@ -70,18 +68,8 @@ public final class CompletionWriter {
                     written += ps.executeUpdate();
                 }
             }
-            c.commit();
             return written;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
-        }
+        });
     }
 
     private int byIds(Connection c, String sql, List<Long> ids) throws SQLException {

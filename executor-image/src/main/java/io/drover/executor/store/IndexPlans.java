@@ -29,33 +29,11 @@ public final class IndexPlans {
         }
     }
 
-    /** Runs {@code work} in a transaction of its own with the plans pinned, unless already in one. */
-    public static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
-        if (!c.getAutoCommit()) {
+    /** Runs {@code work} with the plans pinned, in the caller's transaction or in one of its own. */
+    public static <T> T inTransaction(Connection c, Transactions.SqlWork<T> work) throws SQLException {
+        return Transactions.run(c, () -> {
             pin(c);
             return work.run();
-        }
-        c.setAutoCommit(false);
-        try {
-            pin(c);
-            T result = work.run();
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
-        }
-    }
-
-    /** A unit of JDBC work. */
-    @FunctionalInterface
-    public interface SqlWork<T> {
-        T run() throws SQLException;
+        });
     }
 }

@@ -35,36 +35,32 @@ public final class JobEnqueuer {
 
     /** Inserts the jobs in order and returns their ids. */
     public long[] enqueue(List<NewJob> jobs) throws SQLException {
-        long[] ids = new long[jobs.size()];
         try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement(insertSql, new String[] {"id"})) {
-                for (NewJob job : jobs) {
-                    ps.setString(1, job.type());
-                    ps.setString(2, job.payload());
-                    ps.setTimestamp(3, job.dueAt() == null ? null : Timestamp.from(job.dueAt()));
-                    ps.setInt(4, job.maxAttempts());
-                    if (job.repeatEvery() == null) {
-                        ps.setNull(5, java.sql.Types.BIGINT);
-                    } else {
-                        ps.setLong(5, job.repeatEvery().toMillis());
-                    }
-                    ps.addBatch();
+            return Transactions.run(c, () -> insert(c, jobs));
+        }
+    }
+
+    private long[] insert(Connection c, List<NewJob> jobs) throws SQLException {
+        long[] ids = new long[jobs.size()];
+        try (PreparedStatement ps = c.prepareStatement(insertSql, new String[] {"id"})) {
+            for (NewJob job : jobs) {
+                ps.setString(1, job.type());
+                ps.setString(2, job.payload());
+                ps.setTimestamp(3, job.dueAt() == null ? null : Timestamp.from(job.dueAt()));
+                ps.setInt(4, job.maxAttempts());
+                if (job.repeatEvery() == null) {
+                    ps.setNull(5, java.sql.Types.BIGINT);
+                } else {
+                    ps.setLong(5, job.repeatEvery().toMillis());
                 }
-                ps.executeBatch();
-                try (var keys = ps.getGeneratedKeys()) {
-                    int i = 0;
-                    while (keys.next()) {
-                        ids[i++] = keys.getLong(1);
-                    }
+                ps.addBatch();
+            }
+            ps.executeBatch();
+            try (var keys = ps.getGeneratedKeys()) {
+                int i = 0;
+                while (keys.next()) {
+                    ids[i++] = keys.getLong(1);
                 }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(autoCommit);
             }
         }
         return ids;

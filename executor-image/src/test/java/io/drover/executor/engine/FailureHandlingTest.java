@@ -43,6 +43,18 @@ class FailureHandlingTest {
         }
     }
 
+    /** Throws what the supplier makes, every time. */
+    record Throwing(String type, java.util.function.Supplier<Throwable> error) implements JobHandler {
+        @Override
+        public void execute(JobContext job) throws Exception {
+            Throwable t = error.get();
+            if (t instanceof Error e) {
+                throw e;
+            }
+            throw (Exception) t;
+        }
+    }
+
     @Test
     void failedJobIsRetriedWithExponentialBackoffThenSucceeds() throws Exception {
         String schema = TestDatabase.freshSchema(db);
@@ -103,17 +115,7 @@ class FailureHandlingTest {
     void nodeSurvivesHandlersThatThrowErrors() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        JobHandler explode = new JobHandler() {
-            @Override
-            public String type() {
-                return "explode";
-            }
-
-            @Override
-            public void execute(JobContext job) {
-                throw new StackOverflowError("simulated");
-            }
-        };
+        JobHandler explode = new Throwing("explode", () -> new StackOverflowError("simulated"));
         jobs.enqueue(20, "explode", "", 1);
         jobs.enqueue(500, NoopHandler.TYPE, "", 1);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2),
@@ -130,17 +132,7 @@ class FailureHandlingTest {
     void anErrorTextThatPostgresCannotStoreDoesNotStallCompletions() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        JobHandler nul = new JobHandler() {
-            @Override
-            public String type() {
-                return "nul";
-            }
-
-            @Override
-            public void execute(JobContext job) {
-                throw new IllegalStateException("bad byte \u0000 in a message");
-            }
-        };
+        JobHandler nul = new Throwing("nul", () -> new IllegalStateException("bad byte \u0000 in a message"));
         jobs.enqueue(3, "nul", "", 1);
         jobs.enqueue(100, NoopHandler.TYPE, "", 1);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s, List.of(nul, new NoopHandler()))) {
