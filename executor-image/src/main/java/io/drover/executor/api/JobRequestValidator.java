@@ -1,6 +1,7 @@
 package io.drover.executor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.executor.config.Durations;
 import io.drover.executor.store.JobEnqueuer.NewJob;
 
 import java.time.Duration;
@@ -9,7 +10,6 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /** Turns API requests into jobs, collecting every field error (with its path) before any write. */
 final class JobRequestValidator {
@@ -83,7 +83,7 @@ final class JobRequestValidator {
         }
         Duration repeat = null;
         if (r.repeatEvery() != null) {
-            repeat = parseDuration(r.repeatEvery());
+            repeat = Durations.parse(r.repeatEvery()).orElse(null);
             if (repeat == null || repeat.compareTo(Duration.ofSeconds(1)) < 0) {
                 errors.add(new FieldError(path + "repeatEvery", "must be a duration of at least 1s, e.g. PT1M or 60s; got '" + r.repeatEvery() + "'"));
             }
@@ -96,28 +96,5 @@ final class JobRequestValidator {
             return null;
         }
         return payload.isTextual() ? payload.asText() : payload.toString();
-    }
-
-    /** ISO-8601 (PT1M) or the short forms 500ms, 30s, 5m, 2h, 1d. */
-    static Duration parseDuration(String text) {
-        String s = text.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (s.startsWith("p")) {
-                return Duration.parse(s.toUpperCase(Locale.ROOT));
-            }
-            if (s.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
-            }
-            long n = Long.parseLong(s.substring(0, s.length() - 1));
-            return switch (s.charAt(s.length() - 1)) {
-                case 's' -> Duration.ofSeconds(n);
-                case 'm' -> Duration.ofMinutes(n);
-                case 'h' -> Duration.ofHours(n);
-                case 'd' -> Duration.ofDays(n);
-                default -> null;
-            };
-        } catch (RuntimeException e) {
-            return null;
-        }
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.acquire.LockMode;
+import io.drover.executor.config.Durations;
 import io.drover.executor.store.Migrations;
 import io.drover.executor.store.PooledDataSource;
 
@@ -67,7 +68,7 @@ public final class BenchMain {
         return new Scenario(JobKind.parse(args.get("kind", "noop")), args.integer("jobs", 100_000),
                 args.integer("nodes", 2), LockMode.parse(args.get("lockMode", "SkipLocked")),
                 args.integer("acquirePageSize", 256), args.integer("threads", 8), args.integer("queueSize", 1024),
-                BenchRun.parseDuration(args.get("timeout", "600s")));
+                Durations.parse("--timeout", args.get("timeout", "600s")));
     }
 
     private static int runOne(Args args) throws Exception {

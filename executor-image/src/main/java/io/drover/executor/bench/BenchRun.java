@@ -5,7 +5,6 @@ import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -95,19 +94,5 @@ final class BenchRun {
         }
         double f = Math.pow(10, decimals);
         return Math.round(v * f) / f;
-    }
-
-    static Duration parseDuration(String s) {
-        String t = s.trim().toLowerCase();
-        if (t.endsWith("ms")) {
-            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-        }
-        if (t.endsWith("s")) {
-            return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
-        }
-        if (t.endsWith("m")) {
-            return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
-        }
-        return Duration.parse(s);
     }
 }

@@ -1,5 +1,7 @@
 package io.drover.executor.bench;
 
+import io.drover.executor.config.Durations;
+
 import java.time.Duration;
 
 /**
@@ -21,9 +23,7 @@ public record JobKind(String name, String type, String payload, long sleepMillis
             return new JobKind("timer", "noop", null, 0, Duration.ZERO);
         }
         if (text.startsWith("timer:")) {
-            String w = text.substring("timer:".length()).trim().toLowerCase();
-            Duration window = w.startsWith("p") ? Duration.parse(w.toUpperCase())
-                    : Duration.ofSeconds(Long.parseLong(w.replace("s", "")));
+            Duration window = Durations.parse("timer window", text.substring("timer:".length()));
             return new JobKind(text, "noop", null, 0, window);
         }
         throw new IllegalArgumentException("kind must be noop, sleep:<ms>, timer or timer:<window>, got '" + text + "'");
