@@ -10,7 +10,14 @@ IMAGE_VERSION := 0.1.0
 EXECUTOR_IMAGE := localhost/drover-executor:$(IMAGE_VERSION)
 EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor.oci.tar
 
-.PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools
+.PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
+	crds crds-check test-binaries
+
+# Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
+DROVER_CACHE ?= $(HOME)/.cache/drover
+export DROVER_CACHE
+CRD_FILE := executorclusters.drover.io-v1.yml
+GENERATED_CRD := operator/target/kubernetes/$(CRD_FILE)
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -18,8 +25,23 @@ help: ## List the targets
 build: ## Compile and package every module (tests skipped)
 	$(MVN) -DskipTests package
 
-test: image ## Run every test suite: unit, integration (real PostgreSQL), packaged service, image
-	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
+test: image test-binaries ## Run every test suite: executor (real PostgreSQL), image, operator (real kube-apiserver), CRD drift
+	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Ddrover.cache=$(DROVER_CACHE)
+	$(MAKE) --no-print-directory crds-check
+
+test-binaries: ## Build (once, cached in ~/.cache/drover) kube-apiserver, etcd, kubectl, kube-controller-manager, KEDA CRDs
+	tools/build-binaries.sh apiserver kube-controller-manager keda-crds
+
+crds: ## Regenerate the CRD from the operator's Java model into crds/ and the Helm chart
+	$(MVN) -q -DskipTests -pl operator package
+	cp $(GENERATED_CRD) crds/$(CRD_FILE)
+	cp $(GENERATED_CRD) charts/drover-operator/crds/$(CRD_FILE)
+
+crds-check: ## Fail when the committed CRD differs from the one the build generates (run after a build)
+	@for f in crds/$(CRD_FILE) charts/drover-operator/crds/$(CRD_FILE); do \
+	  diff -u $$f $(GENERATED_CRD) >/dev/null || { diff -u $$f $(GENERATED_CRD) | head -40; \
+	    echo "$$f is out of date with the operator's model: run 'make crds' and commit it"; exit 1; }; done
+	@echo "CRDs up to date"
 
 EXEC_CP = executor-image/target/test-classes:executor-image/target/classes:$$(cat executor-image/target/test-classpath.txt)
 

@@ -1,0 +1,54 @@
+package io.drover.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** KEDA scaling of the node count on the number of due, unlocked jobs (docs/autoscaling.md). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+// has() guards: the API server also checks the rule against the schema default {} itself.
+@ValidationRule(value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
+        message = "autoscaling.minReplicas must not exceed autoscaling.maxReplicas", fieldPath = ".minReplicas")
+public class AutoscalingSpec {
+    @Default("false")
+    @JsonPropertyDescription("Scale on the due-job backlog with KEDA (needs KEDA installed; otherwise replicas is used and the Autoscaling condition says why).")
+    public Boolean enabled;
+
+    @Default("1")
+    @Min(0)
+    @JsonPropertyDescription("Fewest nodes. 0 lets the cluster scale to zero when no job is due; the first due job wakes it (activationBacklog).")
+    public Integer minReplicas;
+
+    @Default("4")
+    @Min(1)
+    @Max(1000)
+    @JsonPropertyDescription("Most nodes.")
+    public Integer maxReplicas;
+
+    @Default("1000")
+    @Min(1)
+    @JsonPropertyDescription("Due jobs per node the autoscaler aims for: nodes = ceil(backlog / targetBacklogPerNode).")
+    public Integer targetBacklogPerNode;
+
+    @Default("0")
+    @Min(0)
+    @JsonPropertyDescription("Backlog above which a cluster scaled to zero wakes up.")
+    public Integer activationBacklog;
+
+    @Default("15s")
+    @Pattern(ExecutorClusterSpec.DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("How often KEDA counts the backlog (whole seconds).")
+    public String pollingInterval;
+
+    @Default("5m")
+    @Pattern(ExecutorClusterSpec.DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("How long the backlog must stay at or below activationBacklog before scaling to zero (whole seconds).")
+    public String cooldownPeriod;
+}

@@ -1,0 +1,164 @@
+package io.drover.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
+
+import java.util.List;
+
+/**
+ * Desired state of an executor fleet. Executor settings carry the executor's own names
+ * (docs/configuration.md); a setting left out here takes the executor's default, except the
+ * few defaulted below so that {@code kubectl get ec} shows them. Durations use the Kubernetes
+ * form ("30s", "1m30s", "500ms") so CEL rules can compare them.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.acquirePageSize) || !has(self.queueSize) || self.acquirePageSize <= self.queueSize",
+        message = "acquirePageSize must not exceed queueSize", fieldPath = ".acquirePageSize")
+@ValidationRule(value = "!has(self.shutdownGracePeriod) || !has(self.terminationGracePeriodSeconds) || duration(self.shutdownGracePeriod).getSeconds() < self.terminationGracePeriodSeconds",
+        message = "terminationGracePeriodSeconds must be longer than shutdownGracePeriod, or running jobs are killed before they finish",
+        fieldPath = ".terminationGracePeriodSeconds")
+@ValidationRule(value = "!has(self.retryBackoff) || !has(self.retryBackoffMax) || duration(self.retryBackoff) <= duration(self.retryBackoffMax)",
+        message = "retryBackoff must not exceed retryBackoffMax", fieldPath = ".retryBackoff")
+public class ExecutorClusterSpec {
+    /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
+    static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
+
+    @SpecReplicas
+    @Default("2")
+    @Min(0)
+    @JsonPropertyDescription("Number of executor nodes (pods). Ignored while autoscaling is enabled: the autoscaler then owns the count.")
+    public Integer replicas;
+
+    @Size(max = 512)
+    @JsonPropertyDescription("Executor image. Defaults to the image the operator was released with.")
+    public String image;
+
+    @Pattern("^(Always|IfNotPresent|Never)$")
+    @JsonPropertyDescription("Image pull policy of the executor container: Always, IfNotPresent or Never.")
+    public String imagePullPolicy;
+
+    @Default("SkipLocked")
+    @JsonPropertyDescription("How nodes coordinate acquisition: Global (one node acquires at a time), Optimistic (version-checked claims), SkipLocked (FOR UPDATE SKIP LOCKED).")
+    public LockMode lockMode;
+
+    @Default("8")
+    @Min(1)
+    @Max(4096)
+    @JsonPropertyDescription("Worker threads per node.")
+    public Integer threads;
+
+    @JsonPropertyDescription("Run the worker threads as virtual threads (for I/O-bound handlers).")
+    public Boolean virtualThreads;
+
+    @Default("1024")
+    @Min(1)
+    @Max(1000000)
+    @JsonPropertyDescription("Jobs a node may hold acquired but not yet started.")
+    public Integer queueSize;
+
+    @Default("256")
+    @Min(1)
+    @Max(100000)
+    @JsonPropertyDescription("Most jobs locked per acquisition cycle; must not exceed queueSize.")
+    public Integer acquirePageSize;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Longest idle sleep between acquisition cycles (bounds timer lateness). Executor default 1s.")
+    public String acquireInterval;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Global lockMode: how long a node waits for the acquire lock per cycle. Executor default 10s.")
+    public String globalLockWaitTime;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Global lockMode: pause between tries for the acquire lock. Executor default 20ms.")
+    public String globalLockPollInterval;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Global lockMode: the database ends a lock holder idle or busy longer than this. Executor default 10s.")
+    public String globalLockMaxHold;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @ValidationRule(value = "duration(self) >= duration('4s')", message = "lockExpiry must be at least 4s")
+    @JsonPropertyDescription("Lifetime of a job lock, renewed every lockExpiry/4; a crashed node's jobs run again after about this long. At least 4s. Executor default 60s.")
+    public String lockExpiry;
+
+    @Min(1)
+    @Max(1000)
+    @JsonPropertyDescription("Attempts for jobs enqueued without their own maxAttempts. Executor default 3.")
+    public Integer maxAttempts;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("First retry delay; doubles per attempt with jitter. Executor default 1s.")
+    public String retryBackoff;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Cap on the retry delay. Executor default 10m.")
+    public String retryBackoffMax;
+
+    @Min(1)
+    @Max(100000)
+    @JsonPropertyDescription("Most job outcomes written per completion transaction. Executor default 500.")
+    public Integer completionBatchSize;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Executor default 30s.")
+    public String shutdownGracePeriod;
+
+    @Pattern("^[a-z_][a-z0-9_]{0,49}$")
+    @JsonPropertyDescription("PostgreSQL schema of the job tables (lower-case identifier, at most 50 characters). Executor default drover.")
+    public String schema;
+
+    @Required
+    @JsonPropertyDescription("The PostgreSQL database (e.g. Amazon RDS) the executors work from.")
+    public DatabaseSpec database;
+
+    @JsonPropertyDescription("Secret key holding the bearer token of the executors' HTTP API. Without it, API writes are refused.")
+    public SecretKeyRef apiTokenSecret;
+
+    @JsonPropertyDescription("CPU and memory of each executor container. Default sized for one node per c5.2xlarge (8 vCPU, 16 GiB).")
+    public ResourceRequirements resources;
+
+    @Size(max = 4096)
+    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -XX:MaxRAMPercentage=70.")
+    public String jvmOptions;
+
+    @JsonPropertyDescription("Extra environment variables of the executor container, e.g. DROVER_HTTP_URL.")
+    public List<EnvVar> env;
+
+    @Default("{}")
+    @JsonPropertyDescription("Where executor pods run. By default only on c5-class nodes, spread across nodes.")
+    public PlacementSpec placement;
+
+    @Default("{}")
+    @JsonPropertyDescription("Scale the node count on the due-job backlog with KEDA.")
+    public AutoscalingSpec autoscaling;
+
+    @Default("{}")
+    @JsonPropertyDescription("PodDisruptionBudget of the executor pods.")
+    public DisruptionBudgetSpec disruptionBudget;
+
+    @Default("60")
+    @Min(1)
+    @Max(86400)
+    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed; keep it above shutdownGracePeriod so running jobs finish.")
+    public Long terminationGracePeriodSeconds;
+}

@@ -1,0 +1,88 @@
+package io.drover.operator.autoscaling;
+
+import io.drover.operator.api.v1alpha1.AutoscalingSpec;
+import io.drover.operator.api.v1alpha1.DatabaseSpec;
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.resources.KubeDurations;
+import io.drover.operator.resources.Labels;
+import io.drover.operator.resources.Names;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The KEDA objects of an autoscaled cluster, as generic resources: the operator does not
+ * depend on KEDA's API types (KEDA may be absent), only on its v1alpha1 schema, which the
+ * tests install from KEDA's own CRDs.
+ */
+public final class KedaObjects {
+    public static final String API_VERSION = "keda.sh/v1alpha1";
+    public static final String SCALED_OBJECT_CRD = "scaledobjects.keda.sh";
+    public static final String TRIGGER_AUTHENTICATION_CRD = "triggerauthentications.keda.sh";
+
+    private KedaObjects() {
+    }
+
+    /**
+     * Scales the executor StatefulSet directly (not the ExecutorCluster): KEDA's HPA owns the
+     * StatefulSet's replica count and the operator leaves it alone while autoscaling is on.
+     */
+    public static GenericKubernetesResource scaledObject(ExecutorCluster ec) {
+        AutoscalingSpec a = ec.getSpec().autoscaling;
+        DatabaseSpec db = ec.getSpec().database;
+        Map<String, Object> trigger = new LinkedHashMap<>();
+        trigger.put("type", "postgresql");
+        trigger.put("name", "due-backlog");
+        trigger.put("metricType", "AverageValue");
+        Map<String, Object> md = new LinkedHashMap<>();
+        md.put("host", db.host);
+        md.put("port", String.valueOf(db.port == null ? 5432 : db.port));
+        md.put("dbName", db.name);
+        // KEDA connects with pgx, which understands every libpq sslmode.
+        md.put("sslmode", db.sslMode == null ? "prefer" : db.sslMode);
+        md.put("query", BacklogQuery.sql(ec.getSpec().schema, a));
+        md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
+        md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));
+        trigger.put("metadata", md);
+        trigger.put("authenticationRef", Map.of("name", Names.triggerAuthentication(ec)));
+
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("scaleTargetRef", Map.of("apiVersion", "apps/v1", "kind", "StatefulSet", "name", Names.statefulSet(ec)));
+        spec.put("minReplicaCount", a.minReplicas);
+        spec.put("maxReplicaCount", a.maxReplicas);
+        spec.put("pollingInterval", KubeDurations.seconds(a.pollingInterval));
+        spec.put("cooldownPeriod", KubeDurations.seconds(a.cooldownPeriod));
+        spec.put("triggers", List.of(trigger));
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion(API_VERSION).withKind("ScaledObject")
+                .withMetadata(meta(ec, Names.scaledObject(ec)))
+                .withAdditionalProperties(Map.of("spec", spec))
+                .build();
+    }
+
+    /** User name and password from the cluster's database Secret; KEDA reads it, we never copy it. */
+    public static GenericKubernetesResource triggerAuthentication(ExecutorCluster ec) {
+        var creds = ec.getSpec().database.credentialsSecret;
+        List<Map<String, Object>> refs = List.of(
+                Map.of("parameter", "userName", "name", creds.name, "key", keyOr(creds.usernameKey, "username")),
+                Map.of("parameter", "password", "name", creds.name, "key", keyOr(creds.passwordKey, "password")));
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion(API_VERSION).withKind("TriggerAuthentication")
+                .withMetadata(meta(ec, Names.triggerAuthentication(ec)))
+                .withAdditionalProperties(Map.of("spec", Map.of("secretTargetRef", refs)))
+                .build();
+    }
+
+    private static String keyOr(String key, String fallback) {
+        return key == null || key.isEmpty() ? fallback : key;
+    }
+
+    private static io.fabric8.kubernetes.api.model.ObjectMeta meta(ExecutorCluster ec, String name) {
+        return new ObjectMetaBuilder().withName(name).withNamespace(ec.getMetadata().getNamespace())
+                .withLabels(Labels.all(ec)).build();
+    }
+}

@@ -1,0 +1,40 @@
+package io.drover.operator.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The operator's own settings ({@code drover.operator.*}, env {@code DROVER_OPERATOR_*}); the
+ * Helm chart sets them. Which namespaces are watched is the SDK's
+ * {@code QUARKUS_OPERATOR_SDK_NAMESPACES}.
+ */
+@ConfigMapping(prefix = "drover.operator")
+public interface OperatorConfig {
+    /** Executor image used when an ExecutorCluster names none: the one released with this operator. */
+    @WithDefault("localhost/drover-executor:0.1.0")
+    String executorImage();
+
+    @WithDefault("IfNotPresent")
+    String executorImagePullPolicy();
+
+    /** How often a cluster that wants autoscaling looks again for KEDA when it was missing. */
+    @WithDefault("60s")
+    Duration kedaRecheckInterval();
+
+    LeaderElection leaderElection();
+
+    interface LeaderElection {
+        /** Several operator replicas may run; one reconciles, the others wait on the Lease. */
+        @WithDefault("true")
+        boolean enabled();
+
+        @WithDefault("drover-operator")
+        String leaseName();
+
+        /** Defaults to the operator pod's namespace (env POD_NAMESPACE, set by the chart). */
+        Optional<String> leaseNamespace();
+    }
+}

@@ -1,0 +1,212 @@
+package io.drover.operator.reconcile;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.autoscaling.Autoscaler;
+import io.drover.operator.config.OperatorConfig;
+import io.drover.operator.resources.ExecutorConfig;
+import io.drover.operator.resources.ExecutorDisruptionBudget;
+import io.drover.operator.resources.ExecutorServices;
+import io.drover.operator.resources.ExecutorStatefulSet;
+import io.drover.operator.resources.Labels;
+import io.drover.operator.resources.Names;
+import io.drover.operator.status.ClusterStatus;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Reconciles an ExecutorCluster into: a ConfigMap of executor settings, the executor
+ * StatefulSet, a headless Service, an API/metrics Service, a PodDisruptionBudget and, when
+ * autoscaling, KEDA's ScaledObject and TriggerAuthentication. Everything carries an owner
+ * reference, so deleting the ExecutorCluster lets Kubernetes' garbage collector remove it all;
+ * the operator has no finalizer and never touches the database.
+ */
+@ControllerConfiguration(name = "executorcluster",
+        maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
+public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
+    static final String FIELD_MANAGER = "drover-operator";
+    /** Pod template hash of the StatefulSet spec the operator last wrote (replicas excluded). */
+    static final String SPEC_HASH = "drover.io/spec-hash";
+    private static final Logger LOG = Logger.getLogger(ExecutorClusterReconciler.class);
+
+    @Inject
+    OperatorConfig config;
+
+    @Override
+    public List<EventSource<?, ExecutorCluster>> prepareEventSources(EventSourceContext<ExecutorCluster> context) {
+        // StatefulSet status drives the Ready/Progressing conditions; only ours are cached.
+        var statefulSets = new InformerEventSource<>(InformerEventSourceConfiguration
+                .from(StatefulSet.class, ExecutorCluster.class)
+                .withLabelSelector(Labels.MANAGED_SELECTOR)
+                .withNamespacesInheritedFromController()
+                .build(), context);
+        // A rotated database password must roll the executors: map a Secret to the clusters naming it.
+        var secrets = new InformerEventSource<>(InformerEventSourceConfiguration
+                .from(Secret.class, ExecutorCluster.class)
+                .withNamespacesInheritedFromController()
+                .withSecondaryToPrimaryMapper(secret -> referencing(context, secret))
+                .build(), context);
+        return List.of(statefulSets, secrets);
+    }
+
+    private static Set<ResourceID> referencing(EventSourceContext<ExecutorCluster> context, Secret secret) {
+        String ns = secret.getMetadata().getNamespace();
+        String name = secret.getMetadata().getName();
+        return context.getPrimaryCache().list(ns)
+                .filter(ec -> ec.getSpec() != null && ReferencedSecrets.names(ec.getSpec()).contains(name))
+                .map(ResourceID::fromResource)
+                .collect(Collectors.toSet());
+    }
+
+    @Override
+    public UpdateControl<ExecutorCluster> reconcile(ExecutorCluster ec, Context<ExecutorCluster> context) {
+        KubernetesClient client = context.getClient();
+        StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
+
+        ReferencedSecrets.Result secrets = ReferencedSecrets.read(client, ec);
+        if (!secrets.ok()) {
+            // Change nothing that runs: executors keep working with what they have.
+            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), secrets.problemMessage());
+            var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for the referenced Secret",
+                    secrets.problemReason(), secrets.problemMessage());
+            return status(ec, current, findings).rescheduleAfter(Duration.ofSeconds(30));
+        }
+
+        ConfigMap configMap = ExecutorConfig.configMap(ec);
+        apply(ec, client, configMap);
+        apply(ec, client, ExecutorServices.headless(ec));
+        apply(ec, client, ExecutorServices.api(ec));
+        if (ExecutorDisruptionBudget.wanted(ec)) {
+            apply(ec, client, ExecutorDisruptionBudget.build(ec));
+        } else {
+            client.resources(PodDisruptionBudget.class).inNamespace(ec.getMetadata().getNamespace())
+                    .withName(Names.disruptionBudget(ec)).delete();
+        }
+        Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, object -> apply(ec, client, object));
+
+        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secrets.fingerprint());
+        StatefulSet sts = upsertStatefulSet(ec, client, current, configHash, replicas(ec, current, autoscaling));
+
+        var findings = ClusterStatus.Findings.ok(autoscaling.active(), autoscaling.reason(), autoscaling.message());
+        UpdateControl<ExecutorCluster> control = status(ec, sts, findings);
+        if (Autoscaler.wanted(ec) && !autoscaling.active()) {
+            // KEDA may be installed later, or its ScaledObject may become ready: look again.
+            control.rescheduleAfter(config.kedaRecheckInterval());
+        }
+        return control;
+    }
+
+    /**
+     * The replica count to write. While KEDA is active it owns the count: the operator keeps
+     * whatever the StatefulSet has (only a new StatefulSet starts at minReplicas).
+     */
+    static int replicas(ExecutorCluster ec, StatefulSet current, Autoscaler.Outcome autoscaling) {
+        if (autoscaling.active()) {
+            if (current != null && current.getSpec().getReplicas() != null) {
+                return current.getSpec().getReplicas();
+            }
+            return ec.getSpec().autoscaling.minReplicas;
+        }
+        return ec.getSpec().replicas == null ? 2 : ec.getSpec().replicas;
+    }
+
+    /**
+     * Create, or update with optimistic locking (the cached resourceVersion): if the autoscaler
+     * changed the replica count since we read it, the update fails with a conflict and the
+     * reconciliation retries with fresh data, so a stale count is never written back.
+     */
+    private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current,
+                                          String configHash, int replicas) {
+        StatefulSet desired = ExecutorStatefulSet.build(ec, config.executorImage(), config.executorImagePullPolicy(),
+                configHash, replicas);
+        String specHash = ReferencedSecrets.sha256(String.valueOf(desired.getSpec().toBuilder().withReplicas(0).build()));
+        desired.getMetadata().getAnnotations().put(SPEC_HASH, specHash);
+        own(ec, desired);
+        if (current == null) {
+            StatefulSet existing = client.resource(desired).get();
+            if (existing == null) {
+                LOG.infof("%s/%s: creating executor StatefulSet with %d nodes", ec.getMetadata().getNamespace(),
+                        ec.getMetadata().getName(), replicas);
+                return client.resource(desired).create();
+            }
+            current = existing;
+        }
+        String currentHash = current.getMetadata().getAnnotations() == null ? null : current.getMetadata().getAnnotations().get(SPEC_HASH);
+        if (specHash.equals(currentHash) && Objects.equals(current.getSpec().getReplicas(), replicas)) {
+            return current;
+        }
+        LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
+                specHash.equals(currentHash) ? "replicas " + current.getSpec().getReplicas() + " -> " + replicas : "pod template");
+        desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
+        return client.resource(desired).update();
+    }
+
+    private void apply(ExecutorCluster ec, KubernetesClient client, HasMetadata object) {
+        own(ec, object);
+        client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    }
+
+    private static void own(ExecutorCluster ec, HasMetadata object) {
+        object.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
+                .withApiVersion(ec.getApiVersion()).withKind(ec.getKind())
+                .withName(ec.getMetadata().getName()).withUid(ec.getMetadata().getUid())
+                .withController(true).withBlockOwnerDeletion(true)
+                .build()));
+    }
+
+    private static UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings) {
+        ExecutorCluster patch = statusPatch(ec);
+        patch.setStatus(ClusterStatus.of(ec, sts, findings));
+        return UpdateControl.patchStatus(patch);
+    }
+
+    /**
+     * A fresh object with only what a status patch needs, so the spec is never written back.
+     * No resourceVersion: the operator is the status' only writer, and a spec edit racing with
+     * the patch must not turn into a conflict and a retry.
+     */
+    private static ExecutorCluster statusPatch(ExecutorCluster ec) {
+        ExecutorCluster patch = new ExecutorCluster();
+        patch.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                .withName(ec.getMetadata().getName()).withNamespace(ec.getMetadata().getNamespace())
+                .withGeneration(ec.getMetadata().getGeneration()).build());
+        return patch;
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<ExecutorCluster> updateErrorStatus(ExecutorCluster ec, Context<ExecutorCluster> context,
+                                                                      Exception e) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        LOG.warnf(e, "%s/%s: reconciliation failed", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
+        StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
+        var findings = new ClusterStatus.Findings(false, "Unknown", "Reconciliation failed before autoscaling was checked",
+                "ReconcileFailed", message.length() > 1000 ? message.substring(0, 1000) : message);
+        ExecutorCluster patch = statusPatch(ec);
+        patch.setStatus(ClusterStatus.of(ec, current, findings));
+        return ErrorStatusUpdateControl.patchStatus(patch);
+    }
+}

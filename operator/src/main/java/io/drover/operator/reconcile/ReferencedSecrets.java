@@ -1,0 +1,89 @@
+package io.drover.operator.reconcile;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The Secrets an ExecutorCluster points at (database credentials, API token). The operator
+ * reads them only to check that the keys exist and to fingerprint their content: a rotated
+ * password changes the fingerprint, which rolls the executors so they reconnect with it.
+ * Values are never copied anywhere.
+ */
+final class ReferencedSecrets {
+    /** Either a fingerprint of everything referenced, or what is missing. */
+    record Result(String fingerprint, String problemReason, String problemMessage) {
+        boolean ok() {
+            return problemReason == null;
+        }
+    }
+
+    private ReferencedSecrets() {
+    }
+
+    static Set<String> names(ExecutorClusterSpec spec) {
+        Set<String> names = new LinkedHashSet<>();
+        if (spec.database != null && spec.database.credentialsSecret != null) {
+            names.add(spec.database.credentialsSecret.name);
+        }
+        if (spec.apiTokenSecret != null) {
+            names.add(spec.apiTokenSecret.name);
+        }
+        return names;
+    }
+
+    static Result read(KubernetesClient client, ExecutorCluster ec) {
+        ExecutorClusterSpec spec = ec.getSpec();
+        String ns = ec.getMetadata().getNamespace();
+        Map<String, String> keyed = new TreeMap<>();
+        var creds = spec.database.credentialsSecret;
+        Map<String, String> wanted = new TreeMap<>();
+        wanted.put(creds.name + "/" + keyOr(creds.usernameKey, "username"), "spec.database.credentialsSecret");
+        wanted.put(creds.name + "/" + keyOr(creds.passwordKey, "password"), "spec.database.credentialsSecret");
+        if (spec.apiTokenSecret != null) {
+            wanted.put(spec.apiTokenSecret.name + "/" + spec.apiTokenSecret.key, "spec.apiTokenSecret");
+        }
+        Map<String, Secret> secrets = new TreeMap<>();
+        for (var entry : wanted.entrySet()) {
+            String name = entry.getKey().substring(0, entry.getKey().indexOf('/'));
+            String key = entry.getKey().substring(name.length() + 1);
+            Secret secret = secrets.computeIfAbsent(name, n -> client.secrets().inNamespace(ns).withName(n).get());
+            if (secret == null) {
+                return new Result(null, "SecretNotFound",
+                        "Secret " + ns + "/" + name + " named by " + entry.getValue() + " does not exist");
+            }
+            String value = secret.getData() != null ? secret.getData().get(key) : null;
+            if (value == null && secret.getStringData() != null) {
+                value = secret.getStringData().get(key);
+            }
+            if (value == null) {
+                return new Result(null, "SecretKeyNotFound",
+                        "Secret " + ns + "/" + name + " named by " + entry.getValue() + " has no key '" + key + "'");
+            }
+            keyed.put(entry.getKey(), value);
+        }
+        return new Result(sha256(keyed.toString()), null, null);
+    }
+
+    static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String keyOr(String key, String fallback) {
+        return key == null || key.isEmpty() ? fallback : key;
+    }
+}

@@ -1,0 +1,83 @@
+package io.drover.operator.resources;
+
+import io.drover.operator.api.v1alpha1.DatabaseSpec;
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The executor's configuration as environment variables in a ConfigMap: {@code DROVER_<NAME>}
+ * for each executor setting the spec sets (the executor reads the same names), and the JDBC URL.
+ * Secrets never go here: user name, password and API token are secretKeyRef env vars of the pod.
+ */
+public final class ExecutorConfig {
+    private ExecutorConfig() {
+    }
+
+    /** Executor settings by their one name (docs/configuration.md); unset ones are left out. */
+    public static Map<String, String> settings(ExecutorClusterSpec s) {
+        Map<String, String> m = new LinkedHashMap<>();
+        put(m, "lockMode", s.lockMode == null ? null : s.lockMode.name());
+        put(m, "threads", s.threads);
+        put(m, "virtualThreads", s.virtualThreads);
+        put(m, "queueSize", s.queueSize);
+        put(m, "acquirePageSize", s.acquirePageSize);
+        putDuration(m, "acquireInterval", s.acquireInterval);
+        putDuration(m, "globalLockWaitTime", s.globalLockWaitTime);
+        putDuration(m, "globalLockPollInterval", s.globalLockPollInterval);
+        putDuration(m, "globalLockMaxHold", s.globalLockMaxHold);
+        putDuration(m, "lockExpiry", s.lockExpiry);
+        put(m, "maxAttempts", s.maxAttempts);
+        putDuration(m, "retryBackoff", s.retryBackoff);
+        putDuration(m, "retryBackoffMax", s.retryBackoffMax);
+        put(m, "completionBatchSize", s.completionBatchSize);
+        putDuration(m, "shutdownGracePeriod", s.shutdownGracePeriod);
+        put(m, "schema", s.schema);
+        return m;
+    }
+
+    public static Map<String, String> environment(ExecutorClusterSpec spec) {
+        Map<String, String> env = new TreeMap<>();
+        settings(spec).forEach((name, value) -> env.put("DROVER_" + name.toUpperCase(java.util.Locale.ROOT), value));
+        DatabaseSpec db = spec.database;
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl(db));
+        if (db.maxPoolSize != null) {
+            env.put("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", db.maxPoolSize.toString());
+        }
+        return env;
+    }
+
+    public static String jdbcUrl(DatabaseSpec db) {
+        return "jdbc:postgresql://" + db.host + ":" + (db.port == null ? 5432 : db.port) + "/" + db.name
+                + "?sslmode=" + (db.sslMode == null ? "prefer" : db.sslMode)
+                + "&ApplicationName=drover-executor";
+    }
+
+    public static ConfigMap configMap(ExecutorCluster ec) {
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(Names.configMap(ec))
+                .withNamespace(ec.getMetadata().getNamespace())
+                .withLabels(Labels.all(ec))
+                .endMetadata()
+                .withData(environment(ec.getSpec()))
+                .build();
+    }
+
+    private static void put(Map<String, String> m, String name, Object value) {
+        if (value != null) {
+            m.put(name, value.toString());
+        }
+    }
+
+    private static void putDuration(Map<String, String> m, String name, String value) {
+        if (value != null) {
+            m.put(name, KubeDurations.parse(value).toString());
+        }
+    }
+}

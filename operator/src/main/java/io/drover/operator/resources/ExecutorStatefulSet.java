@@ -1,0 +1,150 @@
+package io.drover.operator.resources;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.drover.operator.api.v1alpha1.SecretKeyRef;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The executor StatefulSet. A StatefulSet rather than a Deployment because each executor's
+ * node name is its pod name: a restarted executor-1 comes back as executor-1 and releases, at
+ * startup, the job locks its previous life held (no wait for lockExpiry).
+ */
+public final class ExecutorStatefulSet {
+    public static final String CONFIG_HASH = "drover.io/config-hash";
+    public static final String CONTAINER = "executor";
+    public static final int HTTP_PORT = 8080;
+    /** The image's non-root user (executor-image/image/build.sh). */
+    static final long EXECUTOR_UID = 10001;
+
+    private ExecutorStatefulSet() {
+    }
+
+    /**
+     * @param configHash changes whenever the executor must restart to see new settings or
+     *                   credentials: it is a pod template annotation, so a change rolls the pods
+     * @param replicas   the count to write: spec.replicas, or, while autoscaling, the count the
+     *                   autoscaler last set (the operator never overrides it)
+     */
+    public static StatefulSet build(ExecutorCluster ec, String defaultImage, String defaultPullPolicy,
+                                    String configHash, int replicas) {
+        ExecutorClusterSpec spec = ec.getSpec();
+        Map<String, String> podAnnotations = new TreeMap<>();
+        podAnnotations.put("prometheus.io/scrape", "true");
+        podAnnotations.put("prometheus.io/port", String.valueOf(HTTP_PORT));
+        podAnnotations.put("prometheus.io/path", "/q/metrics");
+        podAnnotations.put(CONFIG_HASH, configHash);
+
+        PodSpecBuilder pod = new PodSpecBuilder()
+                .withContainers(container(ec, defaultImage, defaultPullPolicy))
+                .withTerminationGracePeriodSeconds(spec.terminationGracePeriodSeconds == null ? 60L : spec.terminationGracePeriodSeconds)
+                // Executors never call the Kubernetes API, and service-link env vars would only
+                // add noise (and collide with DROVER_* if a Service were named "drover").
+                .withAutomountServiceAccountToken(false)
+                .withEnableServiceLinks(false)
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true)
+                .withRunAsUser(EXECUTOR_UID)
+                .withRunAsGroup(EXECUTOR_UID)
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .endSecurityContext()
+                .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new io.fabric8.kubernetes.api.model.Quantity("256Mi")).endEmptyDir().endVolume();
+        PodPlacement.apply(ec, pod);
+
+        return new StatefulSetBuilder()
+                .withNewMetadata()
+                .withName(Names.statefulSet(ec))
+                .withNamespace(ec.getMetadata().getNamespace())
+                .withLabels(Labels.all(ec))
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(replicas)
+                .withServiceName(Names.headlessService(ec))
+                // Executors are independent of each other: start and stop them all at once.
+                .withPodManagementPolicy("Parallel")
+                .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                .withRevisionHistoryLimit(5)
+                .withNewSelector().withMatchLabels(Labels.selector(ec)).endSelector()
+                .withNewTemplate()
+                .withNewMetadata().withLabels(Labels.all(ec)).withAnnotations(podAnnotations).endMetadata()
+                .withSpec(pod.build())
+                .endTemplate()
+                .endSpec()
+                .build();
+    }
+
+    private static Container container(ExecutorCluster ec, String defaultImage, String defaultPullPolicy) {
+        ExecutorClusterSpec spec = ec.getSpec();
+        return new ContainerBuilder()
+                .withName(CONTAINER)
+                .withImage(spec.image != null ? spec.image : defaultImage)
+                .withImagePullPolicy(spec.imagePullPolicy != null ? spec.imagePullPolicy : defaultPullPolicy)
+                .addNewPort().withName("http").withContainerPort(HTTP_PORT).withProtocol("TCP").endPort()
+                .addNewEnvFrom().withNewConfigMapRef().withName(Names.configMap(ec)).endConfigMapRef().endEnvFrom()
+                .withEnv(env(spec))
+                .withResources(spec.resources != null ? spec.resources : DefaultResources.c5TwoXLarge())
+                // Startup covers Flyway migrations on first start; afterwards liveness only
+                // restarts an executor whose engine stopped, never one waiting for the database.
+                .withStartupProbe(probe("/q/health/started", 2, 90))
+                .withReadinessProbe(probe("/q/health/ready", 5, 3))
+                .withLivenessProbe(probe("/q/health/live", 10, 6))
+                .withNewSecurityContext()
+                .withAllowPrivilegeEscalation(false)
+                .withReadOnlyRootFilesystem(true)
+                .withRunAsNonRoot(true)
+                .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .endSecurityContext()
+                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .build();
+    }
+
+    private static List<EnvVar> env(ExecutorClusterSpec spec) {
+        List<EnvVar> env = new ArrayList<>();
+        var creds = spec.database.credentialsSecret;
+        env.add(secretEnv("QUARKUS_DATASOURCE_USERNAME", creds.name, keyOr(creds.usernameKey, "username")));
+        env.add(secretEnv("QUARKUS_DATASOURCE_PASSWORD", creds.name, keyOr(creds.passwordKey, "password")));
+        SecretKeyRef token = spec.apiTokenSecret;
+        if (token != null) {
+            env.add(secretEnv("DROVER_API_TOKEN", token.name, token.key));
+        }
+        if (spec.jvmOptions != null && !spec.jvmOptions.isBlank()) {
+            env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(spec.jvmOptions).build());
+        }
+        if (spec.env != null) {
+            env.addAll(spec.env);
+        }
+        return env;
+    }
+
+    static String keyOr(String key, String fallback) {
+        return key == null || key.isEmpty() ? fallback : key;
+    }
+
+    private static EnvVar secretEnv(String name, String secret, String key) {
+        return new EnvVarBuilder().withName(name)
+                .withNewValueFrom().withNewSecretKeyRef().withName(secret).withKey(key).endSecretKeyRef().endValueFrom()
+                .build();
+    }
+
+    private static Probe probe(String path, int periodSeconds, int failureThreshold) {
+        return new ProbeBuilder()
+                .withNewHttpGet().withPath(path).withNewPort("http").endHttpGet()
+                .withPeriodSeconds(periodSeconds)
+                .withTimeoutSeconds(3)
+                .withFailureThreshold(failureThreshold)
+                .build();
+    }
+}

@@ -1,0 +1,39 @@
+package io.drover.operator.resources;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+
+/** Names of the objects an ExecutorCluster owns, all derived from its own name. */
+public final class Names {
+    private Names() {
+    }
+
+    public static String statefulSet(ExecutorCluster ec) {
+        return ec.getMetadata().getName();
+    }
+
+    /** Headless: stable pod DNS names (executor-0.&lt;name&gt;-nodes). */
+    public static String headlessService(ExecutorCluster ec) {
+        return ec.getMetadata().getName() + "-nodes";
+    }
+
+    /** API and /q/metrics of all ready executors. */
+    public static String service(ExecutorCluster ec) {
+        return ec.getMetadata().getName();
+    }
+
+    public static String configMap(ExecutorCluster ec) {
+        return ec.getMetadata().getName() + "-config";
+    }
+
+    public static String disruptionBudget(ExecutorCluster ec) {
+        return ec.getMetadata().getName();
+    }
+
+    public static String scaledObject(ExecutorCluster ec) {
+        return ec.getMetadata().getName();
+    }
+
+    public static String triggerAuthentication(ExecutorCluster ec) {
+        return ec.getMetadata().getName() + "-db";
+    }
+}

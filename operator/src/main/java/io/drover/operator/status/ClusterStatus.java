@@ -1,0 +1,96 @@
+package io.drover.operator.status;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
+import io.drover.operator.resources.Labels;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+
+import java.util.Objects;
+
+/**
+ * Derives an ExecutorCluster's status from its StatefulSet and what the reconciliation found.
+ * Ready: every wanted executor is ready (a cluster scaled to zero is ready: it wakes on demand).
+ * Progressing: a rollout or a scale is under way. Degraded: the operator cannot do its job
+ * (the reason names what is wrong). Autoscaling: whether KEDA scales the cluster, and if not why.
+ */
+public final class ClusterStatus {
+    private ClusterStatus() {
+    }
+
+    /** What the reconciliation learned about autoscaling and problems, for the conditions. */
+    public record Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
+                           String problemReason, String problemMessage) {
+        public static Findings ok(boolean active, String reason, String message) {
+            return new Findings(active, reason, message, null, null);
+        }
+
+        public Findings withProblem(String reason, String message) {
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, reason, message);
+        }
+    }
+
+    public static ExecutorClusterStatus of(ExecutorCluster ec, StatefulSet sts, Findings findings) {
+        long generation = ec.getMetadata().getGeneration() == null ? 0 : ec.getMetadata().getGeneration();
+        ExecutorClusterStatus previous = ec.getStatus();
+        Conditions conditions = new Conditions(previous == null ? null : previous.conditions, generation);
+        ExecutorClusterStatus s = new ExecutorClusterStatus();
+        s.observedGeneration = generation;
+        s.selector = Labels.selectorString(ec);
+
+        if (sts == null) {
+            s.replicas = 0;
+            s.readyReplicas = 0;
+            s.updatedReplicas = 0;
+            s.desiredReplicas = 0;
+            conditions.set(Conditions.READY, false, "NotCreated", "The executor StatefulSet does not exist yet");
+            conditions.set(Conditions.PROGRESSING, false, "NotCreated", "Nothing to roll out until the StatefulSet exists");
+        } else {
+            StatefulSetStatus st = sts.getStatus() == null ? new StatefulSetStatus() : sts.getStatus();
+            int desired = nz(sts.getSpec().getReplicas());
+            int ready = nz(st.getReadyReplicas());
+            int current = nz(st.getReplicas());
+            int updated = nz(st.getUpdatedReplicas());
+            s.desiredReplicas = desired;
+            s.replicas = current;
+            s.readyReplicas = ready;
+            s.updatedReplicas = updated;
+
+            boolean stsSeen = st.getObservedGeneration() != null && st.getObservedGeneration() >= nz(sts.getMetadata().getGeneration());
+            boolean rolling = stsSeen && st.getUpdateRevision() != null && !Objects.equals(st.getUpdateRevision(), st.getCurrentRevision());
+            if (!stsSeen) {
+                conditions.set(Conditions.PROGRESSING, true, "Applying", "The StatefulSet controller has not yet seen the latest change");
+            } else if (rolling || updated < desired) {
+                conditions.set(Conditions.PROGRESSING, true, "RollingUpdate",
+                        updated + " of " + desired + " executor nodes run the current configuration");
+            } else if (current != desired) {
+                conditions.set(Conditions.PROGRESSING, true, "Scaling", "Scaling from " + current + " to " + desired + " executor nodes");
+            } else {
+                conditions.set(Conditions.PROGRESSING, false, "UpToDate", "All " + desired + " executor nodes run the current configuration");
+            }
+            if (desired == 0) {
+                conditions.set(Conditions.READY, true, "ScaledToZero", "No executor node is wanted now");
+            } else if (ready >= desired) {
+                conditions.set(Conditions.READY, true, "NodesReady", ready + " of " + desired + " executor nodes ready");
+            } else {
+                conditions.set(Conditions.READY, false, "NodesNotReady", ready + " of " + desired + " executor nodes ready");
+            }
+        }
+        if (findings.problemReason() != null) {
+            conditions.set(Conditions.DEGRADED, true, findings.problemReason(), findings.problemMessage());
+        } else {
+            conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");
+        }
+        conditions.set(Conditions.AUTOSCALING, findings.autoscalingActive(), findings.autoscalingReason(), findings.autoscalingMessage());
+        s.conditions = conditions.list();
+        return s;
+    }
+
+    private static int nz(Integer i) {
+        return i == null ? 0 : i;
+    }
+
+    private static long nz(Long l) {
+        return l == null ? 0 : l;
+    }
+}

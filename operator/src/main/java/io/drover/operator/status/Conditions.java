@@ -1,0 +1,50 @@
+package io.drover.operator.status;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a condition list the Kubernetes way: lastTransitionTime moves only when a condition's
+ * status changes, so "Ready since" stays meaningful across reconciliations.
+ */
+public final class Conditions {
+    public static final String READY = "Ready";
+    public static final String PROGRESSING = "Progressing";
+    public static final String DEGRADED = "Degraded";
+    public static final String AUTOSCALING = "Autoscaling";
+
+    private final List<Condition> previous;
+    private final long generation;
+    private final List<Condition> next = new ArrayList<>();
+
+    public Conditions(List<Condition> previous, long generation) {
+        this.previous = previous == null ? List.of() : previous;
+        this.generation = generation;
+    }
+
+    public Conditions set(String type, boolean status, String reason, String message) {
+        String s = status ? "True" : "False";
+        String since = previous.stream()
+                .filter(c -> c.getType().equals(type) && c.getStatus().equals(s))
+                .map(Condition::getLastTransitionTime)
+                .findFirst()
+                .orElse(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        next.removeIf(c -> c.getType().equals(type));
+        next.add(new ConditionBuilder().withType(type).withStatus(s).withReason(reason).withMessage(message)
+                .withObservedGeneration(generation).withLastTransitionTime(since).build());
+        return this;
+    }
+
+    public List<Condition> list() {
+        return List.copyOf(next);
+    }
+
+    public static boolean isTrue(List<Condition> conditions, String type) {
+        return conditions != null && conditions.stream().anyMatch(c -> c.getType().equals(type) && "True".equals(c.getStatus()));
+    }
+}

@@ -1,0 +1,138 @@
+package io.drover.operator.api;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.LockMode;
+import io.drover.operator.testing.Clusters;
+import io.drover.operator.testing.TestCluster;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The committed CRD (crds/) installed in a real kube-apiserver: invalid ExecutorClusters are
+ * refused by the API server itself, with a message naming the field; defaults are applied.
+ */
+class ExecutorClusterSchemaTest {
+    static KubernetesClient client;
+    static String namespace;
+
+    @BeforeAll
+    static void cluster() {
+        client = TestCluster.get().client();
+        namespace = TestCluster.get().newNamespace("schema");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiterString = "|", textBlock = """
+            threads: 0                                  | spec.threads: Invalid value: 0: spec.threads in body should be greater than or equal to 1
+            replicas: -1                                | spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0
+            lockMode: Fastest                           | spec.lockMode: Unsupported value: "Fastest": supported values: "Global", "Optimistic", "SkipLocked"
+            queueSize: 100\\nacquirePageSize: 200        | spec.acquirePageSize: Invalid value: "object": acquirePageSize must not exceed queueSize
+            lockExpiry: 2s                              | spec.lockExpiry: Invalid value: "string": lockExpiry must be at least 4s
+            lockExpiry: "60"                            | spec.lockExpiry: Invalid value: "60": spec.lockExpiry in body should match
+            shutdownGracePeriod: 90s                    | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than shutdownGracePeriod
+            retryBackoff: 20m\\nretryBackoffMax: 1m      | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax
+            schema: Jobs-Table                          | spec.schema: Invalid value: "Jobs-Table": spec.schema in body should match
+            autoscaling: {minReplicas: 5, maxReplicas: 2} | spec.autoscaling.minReplicas: Invalid value: "object": autoscaling.minReplicas must not exceed autoscaling.maxReplicas
+            autoscaling: {targetBacklogPerNode: 0}      | spec.autoscaling.targetBacklogPerNode: Invalid value: 0
+            disruptionBudget: {maxUnavailable: -1}      | spec.disruptionBudget.maxUnavailable: Invalid value: -1
+            imagePullPolicy: Sometimes                  | spec.imagePullPolicy: Invalid value: "Sometimes"
+            terminationGracePeriodSeconds: 0            | spec.terminationGracePeriodSeconds: Invalid value: 0
+            """)
+    void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
+        String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
+        assertThatThrownBy(() -> Clusters.create(client, namespace, yaml))
+                .isInstanceOf(KubernetesClientException.class)
+                .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void databaseFieldsAreRequiredAndChecked() {
+        String noDatabase = """
+                apiVersion: drover.io/v1alpha1
+                kind: ExecutorCluster
+                metadata:
+                  name: nodb
+                spec:
+                  threads: 4
+                """;
+        assertThatThrownBy(() -> Clusters.create(client, namespace, noDatabase)).hasMessageContaining("spec.database: Required value");
+
+        String badDatabase = """
+                apiVersion: drover.io/v1alpha1
+                kind: ExecutorCluster
+                metadata:
+                  name: baddb
+                spec:
+                  database:
+                    host: db
+                    name: jobs
+                    port: 70000
+                    sslMode: sometimes
+                """;
+        assertThatThrownBy(() -> Clusters.create(client, namespace, badDatabase))
+                .hasMessageContaining("spec.database.port: Invalid value: 70000")
+                .hasMessageContaining("spec.database.sslMode: Invalid value: \"sometimes\"")
+                .hasMessageContaining("spec.database.credentialsSecret: Required value");
+    }
+
+    @Test
+    void defaultsAreApplied() {
+        ExecutorCluster ec = Clusters.create(client, namespace, Clusters.yaml("defaults", ""));
+        var spec = ec.getSpec();
+        assertThat(spec.replicas).isEqualTo(2);
+        assertThat(spec.lockMode).isEqualTo(LockMode.SkipLocked);
+        assertThat(spec.threads).isEqualTo(8);
+        assertThat(spec.queueSize).isEqualTo(1024);
+        assertThat(spec.acquirePageSize).isEqualTo(256);
+        assertThat(spec.terminationGracePeriodSeconds).isEqualTo(60);
+        assertThat(spec.database.port).isEqualTo(5432);
+        assertThat(spec.database.sslMode).isEqualTo("prefer");
+        assertThat(spec.database.credentialsSecret.usernameKey).isEqualTo("username");
+        assertThat(spec.database.credentialsSecret.passwordKey).isEqualTo("password");
+        assertThat(spec.placement.instanceTypes).contains("c5.2xlarge", "c5.large").allMatch(t -> t.startsWith("c5."));
+        assertThat(spec.placement.spreadAcrossNodes).isTrue();
+        assertThat(spec.autoscaling.enabled).isFalse();
+        assertThat(spec.autoscaling.minReplicas).isEqualTo(1);
+        assertThat(spec.autoscaling.maxReplicas).isEqualTo(4);
+        assertThat(spec.autoscaling.targetBacklogPerNode).isEqualTo(1000);
+        assertThat(spec.autoscaling.pollingInterval).isEqualTo("15s");
+        assertThat(spec.disruptionBudget.enabled).isTrue();
+        assertThat(spec.disruptionBudget.maxUnavailable).isEqualTo(1);
+        // Durations the spec leaves out stay unset: the executor's own defaults apply.
+        assertThat(spec.lockExpiry).isNull();
+    }
+
+    @Test
+    void validSettingsAreAccepted() {
+        ExecutorCluster ec = Clusters.create(client, namespace, Clusters.yaml("tuned", """
+                lockMode: Global
+                threads: 128
+                queueSize: 512
+                acquirePageSize: 512
+                lockExpiry: 1m30s
+                globalLockWaitTime: 500ms
+                shutdownGracePeriod: 45s
+                terminationGracePeriodSeconds: 90
+                autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 8}
+                """));
+        assertThat(ec.getSpec().lockMode).isEqualTo(LockMode.Global);
+        assertThat(ec.getSpec().acquirePageSize).isEqualTo(512);
+        assertThat(ec.getSpec().autoscaling.minReplicas).isZero();
+    }
+
+    @Test
+    void scaleSubresourceWorksWithKubectlScale() {
+        Clusters.create(client, namespace, Clusters.yaml("scalable", ""));
+        client.resources(ExecutorCluster.class).inNamespace(namespace).withName("scalable").scale(5);
+        assertThat(client.resources(ExecutorCluster.class).inNamespace(namespace).withName("scalable").get().getSpec().replicas)
+                .isEqualTo(5);
+    }
+}

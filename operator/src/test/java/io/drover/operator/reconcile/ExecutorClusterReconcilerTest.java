@@ -1,0 +1,321 @@
+package io.drover.operator.reconcile;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.resources.ExecutorStatefulSet;
+import io.drover.operator.status.Conditions;
+import io.drover.operator.testing.Clusters;
+import io.drover.operator.testing.TestCluster;
+import io.drover.operator.testing.TestClusterResource;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator, running as in production, against a real kube-apiserver: what it creates,
+ * how it rolls, how it reports, how it shares the replica count with KEDA, and that deleting
+ * an ExecutorCluster removes what it owns (garbage collector running).
+ */
+@QuarkusTest
+@WithTestResource(TestClusterResource.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ExecutorClusterReconcilerTest {
+    static final Duration TIMEOUT = TestCluster.TIMEOUT;
+
+    KubernetesClient client;
+    String ns;
+
+    @BeforeEach
+    void namespace() {
+        client = TestCluster.get().client();
+        ns = TestCluster.get().newNamespace("rec");
+    }
+
+    @Test
+    @Order(1)
+    void createsTheOwnedResources() {
+        Clusters.dbSecret(client, ns, "s3cret");
+        ExecutorCluster ec = Clusters.create(client, ns, Clusters.yaml("jobs", """
+                lockMode: Global
+                threads: 64
+                lockExpiry: 1m30s
+                jvmOptions: -XX:MaxRAMPercentage=70
+                database: {host: db.example.internal, name: jobs, sslMode: require, credentialsSecret: {name: jobs-db}}
+                """));
+
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("jobs").get());
+        ConfigMap cm = await("ConfigMap", () -> client.configMaps().inNamespace(ns).withName("jobs-config").get());
+        Service headless = await("headless Service", () -> client.services().inNamespace(ns).withName("jobs-nodes").get());
+        Service api = await("API Service", () -> client.services().inNamespace(ns).withName("jobs").get());
+        PodDisruptionBudget pdb = await("PDB", () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).withName("jobs").get());
+
+        for (HasMetadata owned : new HasMetadata[]{sts, cm, headless, api, pdb}) {
+            assertThat(owned.getMetadata().getOwnerReferences()).singleElement().satisfies(ref -> {
+                assertThat(ref.getUid()).isEqualTo(ec.getMetadata().getUid());
+                assertThat(ref.getController()).isTrue();
+            });
+        }
+        // Settings under the executor's own names; durations in ISO-8601, which it parses.
+        assertThat(cm.getData()).containsEntry("DROVER_LOCKMODE", "Global")
+                .containsEntry("DROVER_THREADS", "64")
+                .containsEntry("DROVER_QUEUESIZE", "1024")
+                .containsEntry("DROVER_ACQUIREPAGESIZE", "256")
+                .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
+                .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
+                        "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor")
+                .doesNotContainKey("DROVER_GLOBALLOCKWAITTIME");
+        assertThat(cm.getData().toString()).doesNotContain("s3cret");
+
+        assertThat(sts.getSpec().getReplicas()).isEqualTo(2);
+        assertThat(sts.getSpec().getServiceName()).isEqualTo("jobs-nodes");
+        var pod = sts.getSpec().getTemplate().getSpec();
+        Container c = pod.getContainers().get(0);
+        assertThat(c.getImage()).isEqualTo("localhost/drover-executor:0.1.0");
+        assertThat(c.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("QUARKUS_DATASOURCE_PASSWORD");
+            assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("jobs-db");
+            assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+        }).anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("JAVA_TOOL_OPTIONS=-XX:MaxRAMPercentage=70"));
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(60);
+        assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
+        var terms = pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
+        assertThat(terms).singleElement().satisfies(t -> assertThat(t.getMatchExpressions()).singleElement().satisfies(m -> {
+            assertThat(m.getKey()).isEqualTo("node.kubernetes.io/instance-type");
+            assertThat(m.getValues()).contains("c5.2xlarge").allMatch(v -> v.startsWith("c5."));
+        }));
+        assertThat(pod.getTopologySpreadConstraints()).singleElement()
+                .satisfies(t -> assertThat(t.getTopologyKey()).isEqualTo("kubernetes.io/hostname"));
+        assertThat(sts.getSpec().getTemplate().getMetadata().getAnnotations())
+                .containsEntry("prometheus.io/scrape", "true").containsKey(ExecutorStatefulSet.CONFIG_HASH);
+        assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+
+        ExecutorCluster withStatus = awaitCondition("jobs", Conditions.READY, "False", "NodesNotReady");
+        assertThat(withStatus.getStatus().selector).isEqualTo("app.kubernetes.io/instance=jobs,app.kubernetes.io/name=drover-executor");
+        assertThat(condition(withStatus, Conditions.AUTOSCALING).getReason()).isEqualTo("Disabled");
+        assertThat(condition(withStatus, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+    }
+
+    @Test
+    @Order(2)
+    void settingsChangeAndPasswordRotationRollTheStatefulSet() {
+        Clusters.dbSecret(client, ns, "first");
+        Clusters.create(client, ns, Clusters.yaml("roll", "threads: 8"));
+        String first = awaitHash("roll", null);
+
+        edit("roll", ec -> ec.getSpec().threads = 16);
+        String second = awaitHash("roll", first);
+        assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get().getData()).containsEntry("DROVER_THREADS", "16");
+
+        Clusters.dbSecret(client, ns, "rotated");
+        String third = awaitHash("roll", second);
+        assertThat(third).isNotEqualTo(first);
+
+        // A no-op reconciliation (e.g. a label on the CR) must not roll anything.
+        StatefulSet before = client.apps().statefulSets().inNamespace(ns).withName("roll").get();
+        edit("roll", ec -> ec.getMetadata().setLabels(Map.of("team", "payments")));
+        edit("roll", ec -> ec.getSpec().threads = 16);
+        sleep(Duration.ofSeconds(2));
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
+                .isEqualTo(before.getMetadata().getResourceVersion());
+    }
+
+    @Test
+    @Order(3)
+    void conditionsFollowTheStatefulSet() {
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("status", "replicas: 2"));
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("status").get());
+
+        // As the StatefulSet controller would report a rollout half done...
+        writeStatus(sts, 2, 1, 1, "rev-1", "rev-2");
+        ExecutorCluster ec = awaitCondition("status", Conditions.PROGRESSING, "True", "RollingUpdate");
+        assertThat(condition(ec, Conditions.READY).getStatus()).isEqualTo("False");
+        assertThat(condition(ec, Conditions.READY).getMessage()).isEqualTo("1 of 2 executor nodes ready");
+
+        // ...then complete.
+        writeStatus(sts, 2, 2, 2, "rev-2", "rev-2");
+        ec = awaitCondition("status", Conditions.READY, "True", "NodesReady");
+        assertThat(condition(ec, Conditions.PROGRESSING).getReason()).isEqualTo("UpToDate");
+        assertThat(ec.getStatus().readyReplicas).isEqualTo(2);
+        assertThat(ec.getStatus().observedGeneration).isEqualTo(ec.getMetadata().getGeneration());
+    }
+
+    @Test
+    @Order(4)
+    void aMissingSecretIsReportedAndNothingIsCreated() {
+        Clusters.create(client, ns, Clusters.yaml("nosecret", ""));
+        ExecutorCluster ec = awaitCondition("nosecret", Conditions.DEGRADED, "True", "SecretNotFound");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("jobs-db", "spec.database.credentialsSecret");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("nosecret").get()).isNull();
+
+        // The Secret informer notices the Secret: no need to wait for a periodic retry.
+        Clusters.dbSecret(client, ns, "pw");
+        await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("nosecret").get());
+        awaitCondition("nosecret", Conditions.DEGRADED, "False", "AsExpected");
+    }
+
+    @Test
+    @Order(5)
+    void withoutKedaAutoscalingRunsTheFixedCountAndSaysWhy() {
+        assertThat(client.apiextensions().v1().customResourceDefinitions().withName("scaledobjects.keda.sh").get()).isNull();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("nokeda", "replicas: 3\nautoscaling: {enabled: true, minReplicas: 1, maxReplicas: 6}"));
+        ExecutorCluster ec = awaitCondition("nokeda", Conditions.AUTOSCALING, "False", "KedaNotInstalled");
+        assertThat(condition(ec, Conditions.AUTOSCALING).getMessage()).contains("running spec.replicas=3");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("nokeda").get().getSpec().getReplicas()).isEqualTo(3);
+    }
+
+    @Test
+    @Order(6)
+    void withKedaTheScaledObjectOwnsTheReplicaCount() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("auto", """
+                replicas: 2
+                schema: payments
+                autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 5, targetBacklogPerNode: 500, activationBacklog: 10, pollingInterval: 10s, cooldownPeriod: 2m}
+                """));
+        GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "auto"));
+        GenericKubernetesResource ta = await("TriggerAuthentication", () -> keda("TriggerAuthentication", "auto-db"));
+        Map<String, Object> spec = map(so.getAdditionalProperties().get("spec"));
+        assertThat(spec).containsEntry("minReplicaCount", 1).containsEntry("maxReplicaCount", 5)
+                .containsEntry("pollingInterval", 10).containsEntry("cooldownPeriod", 120);
+        assertThat(map(spec.get("scaleTargetRef"))).containsEntry("kind", "StatefulSet").containsEntry("name", "auto");
+        Map<String, Object> trigger = map(((java.util.List<?>) spec.get("triggers")).get(0));
+        Map<String, Object> md = map(trigger.get("metadata"));
+        assertThat(trigger).containsEntry("type", "postgresql");
+        assertThat(md).containsEntry("host", "db.example.internal").containsEntry("dbName", "jobs")
+                .containsEntry("targetQueryValue", "500").containsEntry("activationTargetQueryValue", "10");
+        assertThat((String) md.get("query")).isEqualTo(
+                "select count(*) from (select 1 from payments.job where locked_by is null and due_at <= now() limit 2501) as due");
+        assertThat(ta.getAdditionalProperties().get("spec").toString()).contains("parameter=password", "name=jobs-db");
+        assertThat(ta.getMetadata().getOwnerReferences()).singleElement().satisfies(r -> assertThat(r.getKind()).isEqualTo("ExecutorCluster"));
+
+        // A new StatefulSet starts at minReplicas; then KEDA's HPA sets 4 through /scale.
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("auto").get());
+        assertThat(sts.getSpec().getReplicas()).isEqualTo(1);
+        awaitCondition("auto", Conditions.AUTOSCALING, "True", "KedaScaling");
+        client.apps().statefulSets().inNamespace(ns).withName("auto").scale(4);
+
+        // Settings change: the pods roll, the autoscaler's count stays.
+        String hash = awaitHash("auto", null);
+        edit("auto", ec -> ec.getSpec().threads = 32);
+        awaitHash("auto", hash);
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas()).isEqualTo(4);
+
+        // Autoscaling off: KEDA's objects go, spec.replicas rules again.
+        edit("auto", ec -> ec.getSpec().autoscaling.enabled = false);
+        awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabled");
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> keda("ScaledObject", "auto") == null && keda("TriggerAuthentication", "auto-db") == null);
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas() == 2);
+    }
+
+    @Test
+    @Order(7)
+    void deletingTheClusterRemovesEverythingItOwns() {
+        TestCluster.get().ensureGarbageCollector();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("gone", "autoscaling: {enabled: true}"));
+        await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("gone").get());
+        await("ScaledObject", () -> keda("ScaledObject", "gone"));
+
+        client.resources(ExecutorCluster.class).inNamespace(ns).withName("gone").delete();
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> {
+            assertThat(client.apps().statefulSets().inNamespace(ns).list().getItems()).isEmpty();
+            assertThat(client.configMaps().inNamespace(ns).withLabel("app.kubernetes.io/instance", "gone").list().getItems()).isEmpty();
+            assertThat(client.services().inNamespace(ns).list().getItems()).isEmpty();
+            assertThat(client.policy().v1().podDisruptionBudget().inNamespace(ns).list().getItems()).isEmpty();
+            assertThat(keda("ScaledObject", "gone")).isNull();
+            assertThat(keda("TriggerAuthentication", "gone-db")).isNull();
+        });
+        // The user's Secret is not the operator's to delete.
+        assertThat(client.secrets().inNamespace(ns).withName("jobs-db").get()).isNotNull();
+    }
+
+    // --- helpers -------------------------------------------------------------------------
+
+    private <T> T await(String what, Supplier<T> get) {
+        return org.awaitility.Awaitility.await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+                .until(get::get, v -> v != null);
+    }
+
+    private GenericKubernetesResource keda(String kind, String name) {
+        return client.genericKubernetesResources("keda.sh/v1alpha1", kind).inNamespace(ns).withName(name).get();
+    }
+
+    private void edit(String name, java.util.function.Consumer<ExecutorCluster> change) {
+        client.resources(ExecutorCluster.class).inNamespace(ns).withName(name).edit(ec -> {
+            change.accept(ec);
+            return ec;
+        });
+    }
+
+    private String awaitHash(String name, String previous) {
+        return org.awaitility.Awaitility.await("pod template hash change").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+                .until(() -> Optional.ofNullable(client.apps().statefulSets().inNamespace(ns).withName(name).get())
+                        .map(s -> s.getSpec().getTemplate().getMetadata().getAnnotations().get(ExecutorStatefulSet.CONFIG_HASH))
+                        .orElse(null), h -> h != null && !h.equals(previous));
+    }
+
+    private ExecutorCluster awaitCondition(String name, String type, String status, String reason) {
+        return org.awaitility.Awaitility.await(type + "=" + status + " (" + reason + ")").atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> client.resources(ExecutorCluster.class).inNamespace(ns).withName(name).get(), ec -> {
+                    Condition c = ec == null || ec.getStatus() == null ? null : condition(ec, type);
+                    return c != null && c.getStatus().equals(status) && c.getReason().equals(reason);
+                });
+    }
+
+    private static Condition condition(ExecutorCluster ec, String type) {
+        return ec.getStatus().conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
+    }
+
+    private void writeStatus(StatefulSet sts, int replicas, int ready, int updated, String current, String update) {
+        StatefulSet fresh = client.apps().statefulSets().inNamespace(ns).withName(sts.getMetadata().getName()).get();
+        fresh.setStatus(new StatefulSetStatusBuilder().withReplicas(replicas).withReadyReplicas(ready).withUpdatedReplicas(updated)
+                .withAvailableReplicas(ready).withCurrentRevision(current).withUpdateRevision(update)
+                .withObservedGeneration(fresh.getMetadata().getGeneration()).build());
+        client.apps().statefulSets().inNamespace(ns).resource(fresh).updateStatus();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) {
+        return (Map<String, Object>) o;
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package io.drover.operator.testing;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One real kube-apiserver + etcd per test JVM (io.fabric8:kube-api-test, binaries built from Go
+ * modules by tools/build-binaries.sh), plus kube-controller-manager running only the garbage
+ * collector, so that deleting an ExecutorCluster really deletes what it owns. No other
+ * controllers run: StatefulSets get no pods, and tests write StatefulSet status themselves.
+ */
+public final class TestCluster {
+    private static TestCluster instance;
+
+    private final KubeAPIServer apiServer;
+    private final Path kubeconfig;
+    private Process garbageCollector;
+    private final KubernetesClient client;
+
+    private TestCluster() throws IOException {
+        apiServer = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withOfflineMode(true)
+                .withUpdateKubeConfig(false)
+                .build());
+        apiServer.start();
+        kubeconfig = Files.createTempFile("drover-kubeconfig", ".yaml");
+        Files.writeString(kubeconfig, apiServer.getKubeConfigYaml());
+        client = new KubernetesClientBuilder().withConfig(config()).build();
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+        installCrd(client, repoRoot().resolve("crds/executorclusters.drover.io-v1.yml"));
+    }
+
+    public static synchronized TestCluster get() {
+        if (instance == null) {
+            try {
+                instance = new TestCluster();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return instance;
+    }
+
+    public Config config() {
+        return Config.fromKubeconfig(apiServer.getKubeConfigYaml());
+    }
+
+    public KubernetesClient client() {
+        return client;
+    }
+
+    /** A fresh namespace per test, so tests never see each other's objects. */
+    public String newNamespace(String prefix) {
+        String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+        return name;
+    }
+
+    public static Path repoRoot() {
+        return Paths.get(System.getProperty("it.repo.root", ".."));
+    }
+
+    public static Path binDir() {
+        return Paths.get(System.getProperty("it.bin.dir", System.getProperty("user.home") + "/.cache/drover/bin"));
+    }
+
+    public static void installCrd(KubernetesClient client, Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+            client.resource(crd).forceConflicts().serverSideApply();
+            client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+                    .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
+                            .anyMatch(cond -> cond.getType().equals("Established") && cond.getStatus().equals("True")),
+                            30, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** KEDA's own CRDs, from the KEDA module (tools/build-binaries.sh keda-crds). */
+    public void installKedaCrds() {
+        Path dir = Paths.get(System.getProperty("it.keda.crds"));
+        try (Stream<Path> files = Files.list(dir)) {
+            files.filter(f -> f.toString().endsWith(".yaml")).sorted().forEach(f -> installCrd(client, f));
+        } catch (IOException e) {
+            throw new IllegalStateException("KEDA CRDs not found in " + dir + ": run tools/build-binaries.sh keda-crds", e);
+        }
+    }
+
+    public void uninstallKedaCrds() {
+        client.apiextensions().v1().customResourceDefinitions().withLabel("app.kubernetes.io/part-of", "keda-operator").delete();
+        try (Stream<Path> files = Files.list(Paths.get(System.getProperty("it.keda.crds")))) {
+            files.forEach(f -> {
+                String name = f.getFileName().toString().replaceFirst("^keda\\.sh_", "").replaceFirst("\\.yaml$", "") + ".keda.sh";
+                client.apiextensions().v1().customResourceDefinitions().withName(name).delete();
+            });
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Starts the garbage collector once; tests of deletion call this first. */
+    public synchronized void ensureGarbageCollector() {
+        if (garbageCollector == null) {
+            try {
+                garbageCollector = startGarbageCollector();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private Process startGarbageCollector() throws IOException {
+        Path binary = binDir().resolve("kube-controller-manager");
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException(binary + " is missing: run `tools/build-binaries.sh node` (make test does)");
+        }
+        Path log = Files.createTempFile("drover-kcm", ".log");
+        return new ProcessBuilder(binary.toString(),
+                "--kubeconfig=" + kubeconfig,
+                "--controllers=garbagecollector",
+                "--leader-elect=false",
+                "--use-service-account-credentials=false",
+                "--secure-port=0")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+    }
+
+    private synchronized void stop() {
+        if (garbageCollector != null) {
+            garbageCollector.toHandle().destroy();
+            try {
+                garbageCollector.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        apiServer.stop();
+        try {
+            Files.deleteIfExists(kubeconfig);
+        } catch (IOException ignored) {
+            // a temp file; nothing to undo
+        }
+    }
+
+    public static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    public static List<String> kedaCrdNames() {
+        return List.of("scaledobjects.keda.sh", "triggerauthentications.keda.sh");
+    }
+}
