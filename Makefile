@@ -73,7 +73,7 @@ image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian i
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq umoci skopeo)
 
 image: build image-tools ## Build the executor image as an OCI archive, without a Docker engine
-	executor-image/image/build.sh executor-image/target/quarkus-app $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE)
+	tools/build-image.sh executor-image/target/quarkus-app $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE)
 
 image-test: image ## Only the image checks: entrypoint, non-root user, no shell, runs the service
 	$(MVN) -pl executor-image verify -Pimage-test -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \

@@ -27,7 +27,7 @@ public final class ExecutorStatefulSet {
     public static final String CONFIG_HASH = "drover.io/config-hash";
     public static final String CONTAINER = "executor";
     public static final int HTTP_PORT = 8080;
-    /** The image's non-root user (executor-image/image/build.sh). */
+    /** The image's non-root user (tools/build-image.sh). */
     static final long EXECUTOR_UID = 10001;
 
     private ExecutorStatefulSet() {

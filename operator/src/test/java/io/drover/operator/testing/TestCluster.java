@@ -61,6 +61,10 @@ public final class TestCluster {
         return Config.fromKubeconfig(apiServer.getKubeConfigYaml());
     }
 
+    public String kubeconfigYaml() {
+        return apiServer.getKubeConfigYaml();
+    }
+
     public KubernetesClient client() {
         return client;
     }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the executor image without a Docker engine, as an OCI archive that containerd can
-# import (`ctr -n k8s.io images import <archive>`): a jlink'ed Java runtime from the build
-# JDK, glibc from Debian's packages, the Quarkus application, a non-root user, no shell.
+# Builds a Drover image (executor or operator: both are Quarkus applications) without a Docker
+# engine, as an OCI archive that containerd can import (`ctr -n k8s.io images import <archive>`):
+# a jlink'ed Java runtime from the build JDK, glibc from Debian's packages, the Quarkus
+# application, a non-root user (10001), no shell.
 #
-#   image/build.sh <quarkus-app dir> <output archive> <image reference>
+#   tools/build-image.sh <quarkus-app dir> <output archive> <image reference>
 set -euo pipefail
 
 APP=${1:?quarkus-app directory}
@@ -11,9 +12,11 @@ OUT=${2:?output archive path}
 REF=${3:?image reference, e.g. localhost/drover-executor:0.1.0}
 JAVA_HOME=${JAVA_HOME:?JAVA_HOME must point at a JDK 21+}
 UID_GID=10001:10001
+TITLE=${REF##*/}; TITLE=${TITLE%%:*}
 
-# The modules the service needs (Quarkus, Agroal/pgjdbc, Jackson, Micrometer, JFR for
-# profiling, jcmd for thread dumps). Checked by image-test, which runs the service from the image.
+# The modules the services need (Quarkus, Agroal/pgjdbc, Jackson, Micrometer, the Kubernetes
+# client, JFR for profiling, jcmd for thread dumps). Checked by image-test, which runs the
+# executor from the image, and by the e2e suite, which runs both in a cluster.
 MODULES=java.base,java.logging,java.naming,java.net.http,java.sql,java.management,java.xml,\
 jdk.unsupported,java.security.jgss,java.security.sasl,jdk.crypto.ec,java.instrument,jdk.management,\
 jdk.jfr,jdk.management.jfr,java.desktop,java.rmi,jdk.zipfs,jdk.naming.dns,java.transaction.xa,jdk.net,jdk.jcmd
@@ -79,8 +82,8 @@ umoci config --image "$LAYOUT:build" \
   --config.entrypoint -jar \
   --config.entrypoint /app/quarkus-run.jar \
   --clear config.cmd \
-  --config.label "org.opencontainers.image.title=drover-executor" \
-  --config.label "org.opencontainers.image.source=executor-image/image/build.sh"
+  --config.label "org.opencontainers.image.title=$TITLE" \
+  --config.label "org.opencontainers.image.source=tools/build-image.sh"
 
 mkdir -p "$(dirname "$OUT")"
 rm -f "$OUT"

@@ -1,0 +1,164 @@
+package io.drover.operator.chart;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.drover.operator.testing.TestCluster;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Helm chart: lint-clean, and what it renders is valid for Kubernetes 1.34 twice over:
+ * kubeconform against JSON schemas made from the test API server's own OpenAPI document
+ * (the Kubernetes 1.34 kinds plus the installed ExecutorCluster CRD), and a server-side dry-run
+ * apply with strict field validation against that API server.
+ */
+class HelmChartTest {
+    static final Path CHART = TestCluster.repoRoot().resolve("charts/drover-operator");
+    static Path schemas;
+
+    @BeforeAll
+    static void schemasFromTheApiServer() throws Exception {
+        TestCluster cluster = TestCluster.get();
+        schemas = Files.createTempDirectory("drover-kube-schemas");
+        String openapi = cluster.client().raw(cluster.config().getMasterUrl() + "openapi/v2");
+        JsonNode doc = new ObjectMapper().readTree(openapi);
+        writeKubeconformSchemas((ObjectNode) doc.get("definitions"), schemas);
+    }
+
+    /**
+     * kubeconform looks up {kind}-{group}-{version}.json; each file points at its definition
+     * and carries all definitions, so the OpenAPI "$ref"s resolve inside the file.
+     */
+    static void writeKubeconformSchemas(ObjectNode definitions, Path dir) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        Iterator<Map.Entry<String, JsonNode>> it = definitions.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> def = it.next();
+            JsonNode gvks = def.getValue().get("x-kubernetes-group-version-kind");
+            if (gvks == null) {
+                continue;
+            }
+            for (JsonNode gvk : gvks) {
+                String group = gvk.get("group").asText();
+                String kind = gvk.get("kind").asText().toLowerCase(Locale.ROOT);
+                String version = gvk.get("version").asText();
+                if (!List.of("deployment", "service", "serviceaccount", "clusterrole", "clusterrolebinding", "role",
+                        "rolebinding", "executorcluster").contains(kind)) {
+                    continue;
+                }
+                String suffix = group.isEmpty() ? "-" + version : "-" + group.split("\\.")[0] + "-" + version;
+                ObjectNode schema = json.createObjectNode();
+                schema.put("$ref", "#/definitions/" + def.getKey());
+                schema.set("definitions", definitions);
+                Files.writeString(dir.resolve(kind + suffix + ".json"), json.writeValueAsString(schema));
+            }
+        }
+    }
+
+    @Test
+    void lintsClean() throws Exception {
+        Result r = run(List.of(bin("helm"), "lint", "--strict", CHART.toString()));
+        assertThat(r.exit).as(r.output).isZero();
+        assertThat(r.output).contains("0 chart(s) failed");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "",
+            "--set watchNamespaces={team-a,team-b} --set replicas=2",
+            "--set leaderElection.enabled=false --set serviceAccount.create=false --set serviceAccount.name=ops",
+            "--set executorCluster.create=true --set executorCluster.spec.threads=16 --set executorCluster.spec.database.host=db"
+                    + " --set executorCluster.spec.database.name=jobs --set executorCluster.spec.database.credentialsSecret.name=jobs-db",
+    })
+    void rendersValidKubernetes134Objects(String values) throws Exception {
+        List<String> template = new ArrayList<>(List.of(bin("helm"), "template", "drover", CHART.toString(),
+                "--namespace", "drover-system", "--kube-version", "1.34.2"));
+        if (!values.isEmpty()) {
+            template.addAll(List.of(values.split(" ")));
+        }
+        Result rendered = run(template);
+        assertThat(rendered.exit).as(rendered.output).isZero();
+        Path manifest = Files.createTempFile("drover-chart", ".yaml");
+        Files.writeString(manifest, rendered.output);
+
+        Result conform = run(List.of(bin("kubeconform"), "-strict", "-summary", "-output", "text",
+                "-schema-location", schemas + "/{{ .ResourceKind }}{{ .KindSuffix }}.json", manifest.toString()));
+        assertThat(conform.exit).as(conform.output).isZero();
+        assertThat(conform.output).contains("Invalid: 0, Errors: 0");
+        assertThat(summaryCount(conform.output, "Valid")).isGreaterThanOrEqualTo(6);
+
+        for (String ns : List.of("drover-system", "team-a", "team-b")) {
+            run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "create", "namespace", ns));
+        }
+        Result dryRun = run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "apply", "--dry-run=server",
+                "--validate=strict", "-f", manifest.toString()));
+        assertThat(dryRun.exit).as(dryRun.output).isZero();
+    }
+
+    @Test
+    void valuesSchemaRefusesUnknownAndInvalidValues() throws Exception {
+        Result unknown = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2", "--set", "threads=3"));
+        assertThat(unknown.exit).isNotZero();
+        assertThat(unknown.output).contains("additional properties 'threads' not allowed");
+        Result bad = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
+                "--set", "image.pullPolicy=Sometimes"));
+        assertThat(bad.exit).isNotZero();
+        assertThat(bad.output).contains("/image/pullPolicy");
+    }
+
+    @Test
+    void chartShipsTheCommittedCrd() throws Exception {
+        assertThat(Files.readString(CHART.resolve("crds/executorclusters.drover.io-v1.yml")))
+                .isEqualTo(Files.readString(TestCluster.repoRoot().resolve("crds/executorclusters.drover.io-v1.yml")));
+    }
+
+    private static Path kubeconfig() throws IOException {
+        Path p = Files.createTempFile("drover-kubeconfig-chart", ".yaml");
+        Files.writeString(p, TestCluster.get().kubeconfigYaml());
+        return p;
+    }
+
+    private static int summaryCount(String output, String label) {
+        Matcher m = Pattern.compile(label + ": (\\d+)").matcher(output);
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    }
+
+    private static String bin(String name) {
+        return TestCluster.binDir().resolve(name).toString();
+    }
+
+    record Result(int exit, String output) {
+    }
+
+    static Result run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out;
+        try (InputStream in = p.getInputStream()) {
+            out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("timed out: " + command);
+        }
+        return new Result(p.exitValue(), out);
+    }
+}
