@@ -29,8 +29,8 @@ test: image test-binaries ## Run every test suite: executor (real PostgreSQL), i
 	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Ddrover.cache=$(DROVER_CACHE)
 	$(MAKE) --no-print-directory crds-check
 
-test-binaries: ## Build (once, cached in ~/.cache/drover) kube-apiserver, etcd, kubectl, kube-controller-manager, KEDA CRDs
-	tools/build-binaries.sh apiserver kube-controller-manager keda-crds
+test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs
+	tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
 
 crds: ## Regenerate the CRD from the operator's Java model into crds/ and the Helm chart
 	$(MVN) -q -DskipTests -pl operator package
