@@ -9,28 +9,29 @@ MVN := ./mvnw -B --no-transfer-progress
 IMAGE_VERSION := 0.1.0
 EXECUTOR_IMAGE := localhost/drover-executor:$(IMAGE_VERSION)
 EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor.oci.tar
+OPERATOR_IMAGE := localhost/drover-operator:$(IMAGE_VERSION)
+OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries
+	crds crds-check test-binaries operator-image images e2e cluster-up down
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
 DROVER_CACHE ?= $(HOME)/.cache/drover
-export DROVER_CACHE
 CRD_FILE := executorclusters.drover.io-v1.yml
 GENERATED_CRD := operator/target/kubernetes/$(CRD_FILE)
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## Compile and package every module (tests skipped)
 	$(MVN) -DskipTests package
 
 test: image test-binaries ## Run every test suite: executor (real PostgreSQL), image, operator (real kube-apiserver), CRD drift
-	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Ddrover.cache=$(DROVER_CACHE)
+	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Dit.cache.dir=$(DROVER_CACHE)
 	$(MAKE) --no-print-directory crds-check
 
 test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs
-	tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
+	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
 
 crds: ## Regenerate the CRD from the operator's Java model into crds/ and the Helm chart
 	$(MVN) -q -DskipTests -pl operator package
@@ -74,6 +75,20 @@ image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian i
 
 image: build image-tools ## Build the executor image as an OCI archive, without a Docker engine
 	tools/build-image.sh executor-image/target/quarkus-app $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE)
+
+operator-image: build image-tools ## Build the operator image as an OCI archive, without a Docker engine
+	tools/build-image.sh operator/target/quarkus-app $(OPERATOR_IMAGE_ARCHIVE) $(OPERATOR_IMAGE)
+
+images: image operator-image ## Both images
+
+e2e: images ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
+	DROVER_CACHE=$(DROVER_CACHE) e2e/run.sh
+
+cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cluster/up.sh)
+	DROVER_CACHE=$(DROVER_CACHE) e2e/cluster/up.sh
+
+down: ## Tear the local cluster down and restore the host (e2e/cluster/down.sh)
+	e2e/cluster/down.sh
 
 image-test: image ## Only the image checks: entrypoint, non-root user, no shell, runs the service
 	$(MVN) -pl executor-image verify -Pimage-test -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \

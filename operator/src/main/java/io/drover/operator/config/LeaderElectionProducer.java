@@ -27,7 +27,8 @@ public class LeaderElectionProducer {
         var builder = LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(le.leaseName());
         le.leaseNamespace().or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
                 .ifPresent(builder::withLeaseNamespace);
-        // Losing the lease means another replica reconciles now: exit and let Kubernetes restart us.
-        return builder.withExitOnStopLeading(true).build();
+        // On losing the lease the SDK exits the process (its default): another replica reconciles
+        // now, and Kubernetes restarts this one as a standby.
+        return builder.build();
     }
 }

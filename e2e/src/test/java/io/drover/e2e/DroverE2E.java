@@ -1,0 +1,351 @@
+package io.drover.e2e;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Drover as a user meets it, on a real cluster: CRDs applied, the operator installed with Helm,
+ * an ExecutorCluster whose pods run on c5 nodes and execute every job, through a settings
+ * roll, a pod deletion and a SIGKILL; an invalid resource refused; everything cleaned up.
+ * Each job POSTs its id to {@link ExecutionReceiver}, so executions are counted by id.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DroverE2E {
+    static final String OPERATOR_NS = "drover-system";
+    static final String RELEASE = "drover-operator";
+    static final String NS = "drover-e2e";
+    static final String EC = "jobs";
+    static final Duration READY_TIMEOUT = Duration.ofMinutes(4);
+
+    static E2EEnvironment env;
+    static KubernetesClient kube;
+    static ExecutionReceiver receiver;
+    static JobTable jobs;
+    static String schema;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        env = E2EEnvironment.fromEnv();
+        kube = new KubernetesClientBuilder().build();
+        receiver = new ExecutionReceiver(env.receiverHost());
+        schema = "e2e_" + UUID.randomUUID().toString().substring(0, 8);
+        jobs = new JobTable(env, schema);
+        log("cluster " + kube.getMasterUrl() + ", schema " + schema + ", receiver " + receiver.url());
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (receiver != null) {
+            receiver.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void crdsApplyAndTheOperatorInstallsWithHelm() {
+        // A clean slate: nothing left from an earlier, interrupted run.
+        Commands.run(List.of(env.bin("helm"), "uninstall", RELEASE, "--namespace", OPERATOR_NS, "--ignore-not-found", "--wait")).orFail();
+        kube.namespaces().withName(NS).delete();
+        await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> kube.namespaces().withName(NS).get() == null);
+        kubectl("apply", "--server-side", "-f", env.repo().resolve("crds").toString()).orFail();
+        List<String> helm = new ArrayList<>(List.of(env.bin("helm"), "upgrade", "--install", RELEASE,
+                env.repo().resolve("charts/drover-operator").toString(), "--namespace", OPERATOR_NS, "--create-namespace",
+                "--set", "image.repository=" + repository(env.operatorImage()), "--set", "image.tag=" + tag(env.operatorImage()),
+                "--set", "executorImage.repository=" + repository(env.executorImage()),
+                "--set", "executorImage.tag=" + tag(env.executorImage()),
+                "--set", "logging.json=false", "--wait", "--timeout", "5m"));
+        // The operator is not an executor: keep it off the fake (kwok) node, whose pods never run.
+        env.fakeNode().ifPresent(fake -> helm.addAll(List.of("--set-json",
+                "affinity={\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+                        + "[{\"matchExpressions\":[{\"key\":\"type\",\"operator\":\"NotIn\",\"values\":[\"kwok\"]}]}]}}}")));
+        Commands.run(helm).orFail();
+        var deployment = kube.apps().deployments().inNamespace(OPERATOR_NS).withName(RELEASE).get();
+        assertThat(deployment.getStatus().getReadyReplicas()).isEqualTo(1);
+    }
+
+    @Test
+    @Order(2)
+    void twoNodesRunOnC5NodesAndExecuteEveryJob() throws Exception {
+        kube.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+        kube.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db").endMetadata()
+                .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
+        apply(clusterYaml(EC, 2, 4));
+
+        awaitClusterReady(2);
+        for (Pod pod : executorPods()) {
+            Node node = kube.nodes().withName(pod.getSpec().getNodeName()).get();
+            assertThat(node.getMetadata().getLabels().get("node.kubernetes.io/instance-type")).as(pod.getMetadata().getName())
+                    .startsWith("c5.");
+        }
+        env.fakeNode().ifPresent(fake -> assertThat(executorPods()).noneMatch(p -> fake.equals(p.getSpec().getNodeName())));
+        assertThat(jobs.exists()).as("the executors created their schema").isTrue();
+
+        List<Long> ids = jobs.enqueueHttp(3000, 0);
+        awaitAllExecuted(ids, Duration.ofMinutes(3));
+        assertThat(jobs.deadLetters()).isZero();
+        log("2 nodes executed 3000 jobs; duplicates " + receiver.duplicates());
+        assertThat(receiver.duplicates()).as("no node died: every job ran exactly once").isZero();
+    }
+
+    @Test
+    @Order(3)
+    void changingThreadsRollsTheStatefulSetWithoutLosingJobs() throws Exception {
+        receiver.reset();
+        String revision = statefulSet().getStatus().getUpdateRevision();
+        List<Long> ids = new ArrayList<>(jobs.enqueueHttp(1000, 0));
+        AtomicBoolean rolling = new AtomicBoolean(true);
+        Thread feeder = Thread.ofPlatform().start(() -> {
+            while (rolling.get()) {
+                try {
+                    List<Long> more = jobs.enqueueHttp(50, 0);
+                    synchronized (ids) {
+                        ids.addAll(more);
+                    }
+                    Thread.sleep(250);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        });
+        Instant start = Instant.now();
+        apply(clusterYaml(EC, 2, 8));
+        await("the StatefulSet rolls to a new revision").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            var st = statefulSet().getStatus();
+            return st.getUpdateRevision() != null && !st.getUpdateRevision().equals(revision)
+                    && st.getUpdateRevision().equals(st.getCurrentRevision()) && nz(st.getReadyReplicas()) == 2
+                    && nz(st.getUpdatedReplicas()) == 2;
+        });
+        rolling.set(false);
+        feeder.join();
+        log("roll took " + Duration.between(start, Instant.now()).toSeconds() + " s while " + ids.size() + " jobs were enqueued");
+        awaitClusterReady(2);
+        awaitAllExecuted(ids, Duration.ofMinutes(3));
+        assertThat(jobs.deadLetters()).isZero();
+        assertThat(executorPods()).allSatisfy(p -> assertThat(env("DROVER_THREADS", p)).isEqualTo("8"));
+    }
+
+    @Test
+    @Order(4)
+    void deletedAndKilledPodsComeBackAndNoJobIsLost() throws Exception {
+        receiver.reset();
+        List<Long> ids = jobs.enqueueHttp(6000, 0);
+        await().atMost(Duration.ofMinutes(1)).until(() -> receiver.distinct() > 500);
+
+        Pod killed = kube.pods().inNamespace(NS).withName(EC + "-1").get();
+        int restartsBefore = nz(killed.getStatus().getContainerStatuses().get(0).getRestartCount());
+        kube.pods().inNamespace(NS).withName(EC + "-0").delete();
+        sigkill(killed);
+        log("deleted " + EC + "-0 and killed " + EC + "-1 after " + receiver.distinct() + " executions");
+
+        awaitAllExecuted(ids, Duration.ofMinutes(4));
+        awaitClusterReady(2);
+        assertThat(jobs.deadLetters()).isZero();
+        if (env.containerdSocket().isPresent()) {
+            Pod back = kube.pods().inNamespace(NS).withName(EC + "-1").get();
+            assertThat(back.getStatus().getContainerStatuses().get(0).getRestartCount()).isGreaterThan(restartsBefore);
+        }
+        log("all 6000 jobs executed; " + receiver.duplicates() + " ran twice (at-least-once around the kill)");
+    }
+
+    @Test
+    @Order(5)
+    void placementFollowsTheInstanceTypes() {
+        if (env.fakeNode().isEmpty()) {
+            log("no fake node in this cluster: placement beyond c5 not checked");
+            return;
+        }
+        String yaml = clusterYaml("elsewhere", 1, 2).replace("  placement: {}\n",
+                "  placement: {instanceTypes: [m5.2xlarge]}\n");
+        apply(yaml);
+        await("the m5 cluster's pod lands on the m5 node").atMost(Duration.ofMinutes(2)).until(() -> {
+            Pod p = kube.pods().inNamespace(NS).withName("elsewhere-0").get();
+            return p != null && env.fakeNode().get().equals(p.getSpec().getNodeName());
+        });
+        kubectl("delete", "executorcluster", "elsewhere", "-n", NS, "--wait=true").orFail();
+    }
+
+    @Test
+    @Order(6)
+    void anInvalidClusterIsRefusedWithAFieldMessage() throws Exception {
+        Path bad = Files.createTempFile("invalid-ec", ".yaml");
+        Files.writeString(bad, clusterYaml("invalid", 2, 4).replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 128\n"));
+        var result = kubectl("apply", "-f", bad.toString());
+        assertThat(result.exit()).isNotZero();
+        assertThat(result.output()).contains("spec.acquirePageSize", "acquirePageSize must not exceed queueSize");
+        assertThat(kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster").inNamespace(NS).withName("invalid").get()).isNull();
+    }
+
+    @Test
+    @Order(7)
+    void deletingTheClusterRemovesWhatItOwnedAndLeavesTheDatabase() throws Exception {
+        jobs.enqueueFutureTimers(50);
+        kubectl("delete", "executorcluster", EC, "-n", NS, "--wait=true").orFail();
+        String selector = "app.kubernetes.io/instance=" + EC;
+        await("owned objects are garbage collected").atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
+            assertThat(kube.apps().statefulSets().inNamespace(NS).withLabel("app.kubernetes.io/instance", EC).list().getItems()).isEmpty();
+            assertThat(kube.pods().inNamespace(NS).withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.services().inNamespace(NS).withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.configMaps().inNamespace(NS).withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.policy().v1().podDisruptionBudget().inNamespace(NS).withLabelSelector(selector).list().getItems()).isEmpty();
+        });
+        assertThat(jobs.count("due_at > now() + interval '20 days'")).isEqualTo(50);
+        assertThat(kube.secrets().inNamespace(NS).withName("jobs-db").get()).as("the user's Secret stays").isNotNull();
+    }
+
+    @Test
+    @Order(8)
+    void helmUninstallLeavesOnlyTheCrd() {
+        Commands.run(List.of(env.bin("helm"), "uninstall", RELEASE, "--namespace", OPERATOR_NS, "--wait", "--timeout", "3m")).orFail();
+        String selector = "app.kubernetes.io/instance=" + RELEASE;
+        await("the release's objects are gone").atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
+            assertThat(kube.apps().deployments().inNamespace(OPERATOR_NS).withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.pods().inNamespace(OPERATOR_NS).withLabelSelector("app.kubernetes.io/name=drover-operator").list().getItems()).isEmpty();
+            assertThat(kube.serviceAccounts().inNamespace(OPERATOR_NS).withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.services().inNamespace(OPERATOR_NS).withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.rbac().roles().inAnyNamespace().withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.rbac().roleBindings().inAnyNamespace().withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.rbac().clusterRoles().withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.rbac().clusterRoleBindings().withLabelSelector(selector).list().getItems()).isEmpty();
+        });
+        assertThat(kube.apiextensions().v1().customResourceDefinitions().withName("executorclusters.drover.io").get())
+                .as("Helm never deletes CRDs (docs/operator.md)").isNotNull();
+        kube.namespaces().withName(NS).delete();
+    }
+
+    // --- helpers -------------------------------------------------------------------------
+
+    String clusterYaml(String name, int replicas, int threads) {
+        return """
+                apiVersion: drover.io/v1alpha1
+                kind: ExecutorCluster
+                metadata:
+                  name: %s
+                  namespace: %s
+                spec:
+                  replicas: %d
+                  threads: %d
+                  queueSize: 1024
+                  lockMode: SkipLocked
+                  lockExpiry: 10s
+                  shutdownGracePeriod: 10s
+                  terminationGracePeriodSeconds: 30
+                  schema: %s
+                  database:
+                    host: %s
+                    port: %d
+                    name: jobs
+                    sslMode: disable
+                    maxPoolSize: 8
+                    credentialsSecret: {name: jobs-db}
+                  resources:
+                    requests: {cpu: 100m, memory: 384Mi}
+                    limits: {memory: 768Mi}
+                  jvmOptions: -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+                  env:
+                  - {name: DROVER_HTTP_URL, value: "%s"}
+                  placement: {}
+                """.formatted(name, NS, replicas, threads, schema, env.dbHost(), env.dbPort(), receiver.url());
+    }
+
+    void apply(String yaml) {
+        try {
+            Path file = Files.createTempFile("ec", ".yaml");
+            Files.writeString(file, yaml);
+            kubectl("apply", "-f", file.toString()).orFail();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    Commands.Result kubectl(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(env.bin("kubectl")));
+        cmd.addAll(List.of(args));
+        return Commands.run(cmd);
+    }
+
+    StatefulSet statefulSet() {
+        return kube.apps().statefulSets().inNamespace(NS).withName(EC).get();
+    }
+
+    List<Pod> executorPods() {
+        return kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", EC).list().getItems();
+    }
+
+    void awaitClusterReady(int nodes) {
+        await("ExecutorCluster " + EC + " Ready with " + nodes + " nodes").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(2))
+                .until(() -> {
+                    GenericKubernetesResource ec = kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster")
+                            .inNamespace(NS).withName(EC).get();
+                    if (ec == null || !(ec.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+                        return false;
+                    }
+                    boolean ready = status.get("conditions") instanceof List<?> cs && cs.stream()
+                            .anyMatch(c -> c instanceof Map<?, ?> m && "Ready".equals(m.get("type")) && "True".equals(m.get("status")));
+                    return ready && Integer.valueOf(nodes).equals(status.get("readyReplicas"));
+                });
+    }
+
+    void awaitAllExecuted(List<Long> ids, Duration timeout) {
+        await(ids.size() + " jobs executed").atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            synchronized (ids) {
+                return ids.stream().allMatch(receiver::executed);
+            }
+        });
+    }
+
+    /** SIGKILL of the executor's JVM: through containerd locally, else a zero-grace forced delete. */
+    void sigkill(Pod pod) {
+        String id = pod.getStatus().getContainerStatuses().get(0).getContainerID().replaceFirst("^containerd://", "");
+        if (env.containerdSocket().isPresent()) {
+            Commands.run(List.of("ctr", "--address", env.containerdSocket().get(), "-n", "k8s.io", "tasks", "kill", "-s", "SIGKILL", id))
+                    .orFail();
+        } else {
+            kube.pods().inNamespace(NS).withName(pod.getMetadata().getName()).withGracePeriod(0).delete();
+        }
+    }
+
+    static String env(String name, Pod pod) {
+        return kube.configMaps().inNamespace(NS).withName(EC + "-config").get().getData().get(name);
+    }
+
+    static String repository(String image) {
+        return image.substring(0, image.lastIndexOf(':'));
+    }
+
+    static String tag(String image) {
+        return image.substring(image.lastIndexOf(':') + 1);
+    }
+
+    static int nz(Integer i) {
+        return i == null ? 0 : i;
+    }
+
+    static void log(String message) {
+        System.out.println("[e2e] " + message);
+    }
+}

@@ -1,0 +1,33 @@
+package io.drover.e2e;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** What e2e/run.sh tells the suite about the cluster, the images and the database. */
+record E2EEnvironment(String executorImage, String operatorImage, String dbHost, int dbPort, String jdbcUrl,
+                      String dbUser, String dbPassword, String receiverHost, Optional<String> containerdSocket,
+                      Optional<String> fakeNode, Path bin, Path repo) {
+
+    static E2EEnvironment fromEnv() {
+        return new E2EEnvironment(required("E2E_EXECUTOR_IMAGE"), required("E2E_OPERATOR_IMAGE"), required("E2E_DB_HOST"),
+                Integer.parseInt(required("E2E_DB_PORT")), required("E2E_DB_JDBC_URL"), required("E2E_DB_USER"),
+                required("E2E_DB_PASSWORD"), required("E2E_RECEIVER_HOST"), optional("E2E_CONTAINERD_SOCK"),
+                optional("E2E_FAKE_NODE"), Path.of(required("E2E_BIN")), Path.of(required("E2E_REPO")));
+    }
+
+    private static String required(String name) {
+        String v = System.getenv(name);
+        if (v == null || v.isBlank()) {
+            throw new IllegalStateException(name + " is not set: run the suite with `make e2e` (e2e/run.sh)");
+        }
+        return v;
+    }
+
+    private static Optional<String> optional(String name) {
+        return Optional.ofNullable(System.getenv(name)).filter(v -> !v.isBlank());
+    }
+
+    String bin(String name) {
+        return bin.resolve(name).toString();
+    }
+}

@@ -1,0 +1,84 @@
+package io.drover.e2e;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The executors' job table, as the application that enqueues work sees it. */
+final class JobTable {
+    private final E2EEnvironment env;
+    private final String schema;
+
+    JobTable(E2EEnvironment env, String schema) {
+        this.env = env;
+        this.schema = schema;
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(env.jdbcUrl(), env.dbUser(), env.dbPassword());
+    }
+
+    boolean exists() throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("select to_regclass(?) is not null")) {
+            ps.setString(1, schema + ".job");
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Enqueues http jobs whose body is their own id; returns the ids. */
+    List<Long> enqueueHttp(int count, int delayMillis) throws SQLException {
+        List<Long> ids = new ArrayList<>(count);
+        // One transaction: executors must never see a job before its payload (its id) is set.
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "insert into " + schema + ".job (type, payload, max_attempts, due_at) "
+                        + "select 'http', null, 20, now() + make_interval(secs => ? / 1000.0) from generate_series(1, ?) "
+                        + "returning id")) {
+            c.setAutoCommit(false);
+            ps.setInt(1, delayMillis);
+            ps.setInt(2, count);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+            // The body each job posts is its id.
+            try (PreparedStatement up = c.prepareStatement("update " + schema + ".job set payload = id::text where payload is null")) {
+                up.executeUpdate();
+            }
+            c.commit();
+        }
+        return ids;
+    }
+
+    /** Timers far in the future: the database state that deleting a cluster must leave alone. */
+    void enqueueFutureTimers(int count) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "insert into " + schema + ".job (type, payload, due_at) select 'noop', null, now() + interval '30 days' from generate_series(1, ?)")) {
+            ps.setInt(1, count);
+            ps.executeUpdate();
+        }
+    }
+
+    long count(String where) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("select count(*) from " + schema + ".job where " + where);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    long deadLetters() throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("select count(*) from " + schema + ".dead_letter");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
