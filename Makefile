@@ -13,7 +13,7 @@ OPERATOR_IMAGE := localhost/drover-operator:$(IMAGE_VERSION)
 OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries operator-image images e2e cluster-up down
+	crds crds-check test-binaries operator-image images e2e cluster-up keda down
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
 DROVER_CACHE ?= $(HOME)/.cache/drover
@@ -86,6 +86,9 @@ e2e: images ## End-to-end suite on a real cluster: the local one (brought up if 
 
 cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cluster/up.sh)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/cluster/up.sh
+
+keda: ## Build KEDA 2.21 from source and install it into the local cluster (e2e/keda/install.sh)
+	DROVER_CACHE=$(DROVER_CACHE) e2e/keda/install.sh
 
 down: ## Tear the local cluster down and restore the host (e2e/cluster/down.sh)
 	e2e/cluster/down.sh

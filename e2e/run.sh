@@ -4,7 +4,7 @@
 # Without KUBECONFIG: brings up the local cluster (e2e/cluster/up.sh), imports the locally
 # built images into its containerd, and points the suite at the PostgreSQL that up.sh runs
 # outside the cluster. With KUBECONFIG set: uses that cluster (kind, EKS, ...) as is; then say
-# where the images and the database are (see e2e/README.md):
+# where the images and the database are, and have KEDA installed (see e2e/README.md):
 #   E2E_EXECUTOR_IMAGE, E2E_OPERATOR_IMAGE   images the cluster can pull
 #   E2E_DB_HOST, E2E_DB_PORT                 the database as pods reach it
 #   E2E_DB_JDBC_URL, E2E_DB_USER, E2E_DB_PASSWORD   the same database as this machine reaches it
@@ -23,6 +23,7 @@ if [[ -z ${KUBECONFIG:-} ]]; then
     echo "[e2e] importing $archive into the cluster's containerd" >&2
     ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
   done
+  e2e/keda/install.sh
   : "${E2E_EXECUTOR_IMAGE:=localhost/drover-executor:$VERSION}"
   : "${E2E_OPERATOR_IMAGE:=localhost/drover-operator:$VERSION}"
   : "${E2E_DB_HOST:=$BRIDGE_IP}" "${E2E_DB_PORT:=$PG_PORT}"

@@ -126,7 +126,8 @@ keda_build() {
     (cd "$dir" && go mod tidy) && touch "$dir/.tidy-done"
   fi
   log "building KEDA $KEDA_VERSION operator and metrics adapter"
-  (cd "$dir" && go build -ldflags "-s -w" -o "$BIN/keda-operator" github.com/kedacore/keda/v2/cmd/operator \
+  # Static binaries, as KEDA's own images have them: the images carry no libc.
+  (cd "$dir" && export CGO_ENABLED=0 && go build -ldflags "-s -w" -o "$BIN/keda-operator" github.com/kedacore/keda/v2/cmd/operator \
     && go build -ldflags "-s -w" -o "$BIN/keda-adapter" github.com/kedacore/keda/v2/cmd/adapter)
 }
 

@@ -40,12 +40,14 @@ class DroverE2E {
     static final String RELEASE = "drover-operator";
     static final String NS = "drover-e2e";
     static final String EC = "jobs";
+    static final String AUTO = "auto";
     static final Duration READY_TIMEOUT = Duration.ofMinutes(4);
 
     static E2EEnvironment env;
     static KubernetesClient kube;
     static ExecutionReceiver receiver;
     static JobTable jobs;
+    static JobTable autoJobs;
     static String schema;
 
     @BeforeAll
@@ -55,6 +57,7 @@ class DroverE2E {
         receiver = new ExecutionReceiver(env.receiverHost());
         schema = "e2e_" + UUID.randomUUID().toString().substring(0, 8);
         jobs = new JobTable(env, schema);
+        autoJobs = new JobTable(env, schema + "_auto");
         log("cluster " + kube.getMasterUrl() + ", schema " + schema + ", receiver " + receiver.url());
     }
 
@@ -174,6 +177,84 @@ class DroverE2E {
 
     @Test
     @Order(5)
+    void kedaScalesOnTheBacklogAndBackDownWithoutLosingJobs() throws Exception {
+        assertThat(kube.apiextensions().v1().customResourceDefinitions().withName("scaledobjects.keda.sh").get())
+                .as("KEDA must be installed (make e2e installs it in the local cluster: e2e/keda/install.sh)").isNotNull();
+        // The first cluster steps aside (through the scale subresource), so the machine's two
+        // cores serve the autoscaled one.
+        kubectl("scale", "executorcluster", EC, "-n", NS, "--replicas=0").orFail();
+        await().atMost(READY_TIMEOUT).until(() -> executorPods().isEmpty());
+
+        receiver.reset();
+        receiver.jobMillis(200);
+        apply(autoscaledYaml(1));
+        awaitReady(AUTO, 1);
+        awaitCondition(AUTO, "Autoscaling", "True");
+
+        List<Long> ids = new ArrayList<>(autoJobs.enqueueHttp(2000, 0));
+        Instant enqueued = Instant.now();
+        await("KEDA scales to 4 nodes").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> replicas(AUTO) == 4);
+        Duration toFour = Duration.between(enqueued, Instant.now());
+        awaitReady(AUTO, 4);
+        Duration toFourReady = Duration.between(enqueued, Instant.now());
+        log("backlog 2000: 4 replicas after " + toFour.toSeconds() + " s, 4 ready after " + toFourReady.toSeconds() + " s");
+
+        // While the backlog lasts, nothing (the operator above all) takes KEDA's count back.
+        while (autoJobs.count("locked_by is null and due_at <= now()") > 200) {
+            assertThat(replicas(AUTO)).as("replicas while the backlog lasts").isEqualTo(4);
+            Thread.sleep(1000);
+        }
+        // A trickle of work keeps arriving while KEDA scales back down: pods being removed
+        // must finish or hand back what they hold.
+        Instant drained = Instant.now();
+        AtomicBoolean trickle = new AtomicBoolean(true);
+        Thread feeder = Thread.ofPlatform().start(() -> {
+            while (trickle.get()) {
+                try {
+                    List<Long> more = autoJobs.enqueueHttp(2, 0);
+                    synchronized (ids) {
+                        ids.addAll(more);
+                    }
+                    Thread.sleep(500);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        });
+        await("KEDA scales back to 1 node").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> replicas(AUTO) == 1 && podsOf(AUTO).size() == 1);
+        log("scaled back to 1 node " + Duration.between(drained, Instant.now()).toSeconds()
+                + " s after the backlog drained (scaleDownStabilizationWindow 20s)");
+        trickle.set(false);
+        feeder.join();
+        awaitAllExecuted(ids, Duration.ofMinutes(3));
+        assertThat(autoJobs.deadLetters()).isZero();
+        log(ids.size() + " jobs executed across the scale-up and scale-down; " + receiver.duplicates() + " ran twice");
+        assertThat(receiver.duplicates()).as("scale-down is graceful: no job runs twice").isZero();
+    }
+
+    @Test
+    @Order(6)
+    void withMinZeroItScalesToZeroAndWakesOnTheFirstDueJob() throws Exception {
+        receiver.jobMillis(0);
+        apply(autoscaledYaml(0));
+        Instant idle = Instant.now();
+        await("KEDA scales to zero").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> replicas(AUTO) == 0 && podsOf(AUTO).isEmpty());
+        log("scaled to zero " + Duration.between(idle, Instant.now()).toSeconds() + " s after minReplicas 0 (cooldownPeriod 30s)");
+        awaitCondition(AUTO, "Ready", "True");
+
+        Instant enqueued = Instant.now();
+        List<Long> first = autoJobs.enqueueHttp(1, 0);
+        awaitAllExecuted(first, Duration.ofMinutes(4));
+        log("woke from zero: first job executed " + Duration.between(enqueued, Instant.now()).toSeconds()
+                + " s after it was enqueued (pollingInterval 5s + pod start)");
+        kubectl("delete", "executorcluster", AUTO, "-n", NS, "--wait=true").orFail();
+    }
+
+    @Test
+    @Order(7)
     void placementFollowsTheInstanceTypes() {
         if (env.fakeNode().isEmpty()) {
             log("no fake node in this cluster: placement beyond c5 not checked");
@@ -190,7 +271,7 @@ class DroverE2E {
     }
 
     @Test
-    @Order(6)
+    @Order(8)
     void anInvalidClusterIsRefusedWithAFieldMessage() throws Exception {
         Path bad = Files.createTempFile("invalid-ec", ".yaml");
         Files.writeString(bad, clusterYaml("invalid", 2, 4).replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 128\n"));
@@ -201,7 +282,7 @@ class DroverE2E {
     }
 
     @Test
-    @Order(7)
+    @Order(9)
     void deletingTheClusterRemovesWhatItOwnedAndLeavesTheDatabase() throws Exception {
         jobs.enqueueFutureTimers(50);
         kubectl("delete", "executorcluster", EC, "-n", NS, "--wait=true").orFail();
@@ -218,7 +299,7 @@ class DroverE2E {
     }
 
     @Test
-    @Order(8)
+    @Order(10)
     void helmUninstallLeavesOnlyTheCrd() {
         Commands.run(List.of(env.bin("helm"), "uninstall", RELEASE, "--namespace", OPERATOR_NS, "--wait", "--timeout", "3m")).orFail();
         String selector = "app.kubernetes.io/instance=" + RELEASE;
@@ -296,17 +377,57 @@ class DroverE2E {
         return kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", EC).list().getItems();
     }
 
+    /** A cluster for KEDA to scale: small queues, so the due backlog is what waits in the table. */
+    String autoscaledYaml(int minReplicas) {
+        return clusterYaml(AUTO, 1, 2)
+                .replace("  schema: " + schema + "\n", "  schema: " + schema + "_auto\n")
+                .replace("  queueSize: 1024\n", "  queueSize: 8\n  acquirePageSize: 8\n")
+                .replace("  placement: {}\n", "  placement: {}\n  autoscaling: {enabled: true, minReplicas: %d, maxReplicas: 4, "
+                        .formatted(minReplicas) + "targetBacklogPerNode: 100, activationBacklog: 0, pollingInterval: 5s, "
+                        + "cooldownPeriod: 30s, scaleDownStabilizationWindow: 20s}\n");
+    }
+
+    int replicas(String name) {
+        StatefulSet sts = kube.apps().statefulSets().inNamespace(NS).withName(name).get();
+        return sts == null ? -1 : nz(sts.getSpec().getReplicas());
+    }
+
+    List<Pod> podsOf(String name) {
+        return kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", name).list().getItems();
+    }
+
+    void awaitCondition(String name, String type, String status) {
+        await(name + " " + type + "=" + status).atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1))
+                .until(() -> conditionStatus(name, type).equals(status));
+    }
+
+    String conditionStatus(String name, String type) {
+        GenericKubernetesResource ec = kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster")
+                .inNamespace(NS).withName(name).get();
+        if (ec != null && ec.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+                && status.get("conditions") instanceof List<?> cs) {
+            for (Object c : cs) {
+                if (c instanceof Map<?, ?> m && type.equals(m.get("type"))) {
+                    return String.valueOf(m.get("status"));
+                }
+            }
+        }
+        return "";
+    }
+
     void awaitClusterReady(int nodes) {
-        await("ExecutorCluster " + EC + " Ready with " + nodes + " nodes").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(2))
+        awaitReady(EC, nodes);
+    }
+
+    void awaitReady(String name, int nodes) {
+        await("ExecutorCluster " + name + " Ready with " + nodes + " nodes").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(2))
                 .until(() -> {
                     GenericKubernetesResource ec = kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster")
-                            .inNamespace(NS).withName(EC).get();
+                            .inNamespace(NS).withName(name).get();
                     if (ec == null || !(ec.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
                         return false;
                     }
-                    boolean ready = status.get("conditions") instanceof List<?> cs && cs.stream()
-                            .anyMatch(c -> c instanceof Map<?, ?> m && "Ready".equals(m.get("type")) && "True".equals(m.get("status")));
-                    return ready && Integer.valueOf(nodes).equals(status.get("readyReplicas"));
+                    return "True".equals(conditionStatus(name, "Ready")) && Integer.valueOf(nodes).equals(status.get("readyReplicas"));
                 });
     }
 

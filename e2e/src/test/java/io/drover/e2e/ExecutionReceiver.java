@@ -17,17 +17,25 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ExecutionReceiver implements AutoCloseable {
     private final HttpServer server;
     private final ConcurrentHashMap<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+    /** How long each job takes: the receiver answers after this delay (slow jobs build a backlog). */
+    private volatile long jobMillis;
 
     ExecutionReceiver(String host) throws IOException {
         server = HttpServer.create(new InetSocketAddress(host, 0), 200);
-        server.setExecutor(Executors.newFixedThreadPool(16));
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/done", exchange -> {
             try (InputStream in = exchange.getRequestBody()) {
                 String body = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+                if (jobMillis > 0) {
+                    Thread.sleep(jobMillis);
+                }
                 executions.computeIfAbsent(Long.parseLong(body), id -> new AtomicInteger()).incrementAndGet();
                 exchange.sendResponseHeaders(204, -1);
             } catch (NumberFormatException e) {
                 exchange.sendResponseHeaders(400, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                exchange.sendResponseHeaders(503, -1);
             } finally {
                 exchange.close();
             }
@@ -49,6 +57,10 @@ final class ExecutionReceiver implements AutoCloseable {
 
     long duplicates() {
         return executions.values().stream().mapToInt(AtomicInteger::get).filter(n -> n > 1).count();
+    }
+
+    void jobMillis(long millis) {
+        jobMillis = millis;
     }
 
     void reset() {

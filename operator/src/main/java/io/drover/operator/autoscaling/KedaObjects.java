@@ -57,6 +57,8 @@ public final class KedaObjects {
         spec.put("pollingInterval", KubeDurations.seconds(a.pollingInterval));
         spec.put("cooldownPeriod", KubeDurations.seconds(a.cooldownPeriod));
         spec.put("triggers", List.of(trigger));
+        spec.put("advanced", Map.of("horizontalPodAutoscalerConfig", Map.of("behavior", Map.of("scaleDown",
+                Map.of("stabilizationWindowSeconds", KubeDurations.seconds(a.scaleDownStabilizationWindow))))));
         return new GenericKubernetesResourceBuilder()
                 .withApiVersion(API_VERSION).withKind("ScaledObject")
                 .withMetadata(meta(ec, Names.scaledObject(ec)))

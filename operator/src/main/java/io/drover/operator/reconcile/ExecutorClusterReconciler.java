@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -186,20 +187,29 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
     /**
      * A fresh object with only what a status patch needs, so the spec is never written back.
-     * No resourceVersion: the operator is the status' only writer, and a spec edit racing with
-     * the patch must not turn into a conflict and a retry.
+     * It carries the resourceVersion the reconciliation read: if the spec changed meanwhile,
+     * the patch fails with a conflict and the SDK reconciles again with the new spec. (Without
+     * it the patch succeeds, and the SDK, which ignores the events of its own writes, may never
+     * reconcile the change.)
      */
     private static ExecutorCluster statusPatch(ExecutorCluster ec) {
         ExecutorCluster patch = new ExecutorCluster();
         patch.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
                 .withName(ec.getMetadata().getName()).withNamespace(ec.getMetadata().getNamespace())
-                .withGeneration(ec.getMetadata().getGeneration()).build());
+                .withGeneration(ec.getMetadata().getGeneration())
+                .withResourceVersion(ec.getMetadata().getResourceVersion()).build());
         return patch;
     }
 
     @Override
     public ErrorStatusUpdateControl<ExecutorCluster> updateErrorStatus(ExecutorCluster ec, Context<ExecutorCluster> context,
                                                                       Exception e) {
+        if (isConflict(e)) {
+            // Someone wrote the object since we read it (a spec edit, the autoscaler): not a
+            // fault, and the SDK's retry reconciles again with fresh data.
+            LOG.debugf("%s/%s: conflict, reconciling again", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
+            return ErrorStatusUpdateControl.noStatusUpdate();
+        }
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         LOG.warnf(e, "%s/%s: reconciliation failed", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
         StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
@@ -208,5 +218,14 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         ExecutorCluster patch = statusPatch(ec);
         patch.setStatus(ClusterStatus.of(ec, current, findings));
         return ErrorStatusUpdateControl.patchStatus(patch);
+    }
+
+    static boolean isConflict(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof KubernetesClientException kce && kce.getCode() == 409) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -104,6 +104,7 @@ class ExecutorClusterSchemaTest {
         assertThat(spec.autoscaling.maxReplicas).isEqualTo(4);
         assertThat(spec.autoscaling.targetBacklogPerNode).isEqualTo(1000);
         assertThat(spec.autoscaling.pollingInterval).isEqualTo("15s");
+        assertThat(spec.autoscaling.scaleDownStabilizationWindow).isEqualTo("5m");
         assertThat(spec.disruptionBudget.enabled).isTrue();
         assertThat(spec.disruptionBudget.maxUnavailable).isEqualTo(1);
         // Durations the spec leaves out stay unset: the executor's own defaults apply.

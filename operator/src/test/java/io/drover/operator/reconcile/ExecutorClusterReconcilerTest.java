@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.BeforeEach;
@@ -201,13 +202,14 @@ class ExecutorClusterReconcilerTest {
         Clusters.create(client, ns, Clusters.yaml("auto", """
                 replicas: 2
                 schema: payments
-                autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 5, targetBacklogPerNode: 500, activationBacklog: 10, pollingInterval: 10s, cooldownPeriod: 2m}
+                autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 5, targetBacklogPerNode: 500, activationBacklog: 10, pollingInterval: 10s, cooldownPeriod: 2m, scaleDownStabilizationWindow: 45s}
                 """));
         GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "auto"));
         GenericKubernetesResource ta = await("TriggerAuthentication", () -> keda("TriggerAuthentication", "auto-db"));
         Map<String, Object> spec = map(so.getAdditionalProperties().get("spec"));
         assertThat(spec).containsEntry("minReplicaCount", 1).containsEntry("maxReplicaCount", 5)
                 .containsEntry("pollingInterval", 10).containsEntry("cooldownPeriod", 120);
+        assertThat(spec.get("advanced").toString()).isEqualTo("{horizontalPodAutoscalerConfig={behavior={scaleDown={stabilizationWindowSeconds=45}}}}");
         assertThat(map(spec.get("scaleTargetRef"))).containsEntry("kind", "StatefulSet").containsEntry("name", "auto");
         Map<String, Object> trigger = map(((java.util.List<?>) spec.get("triggers")).get(0));
         Map<String, Object> md = map(trigger.get("metadata"));
@@ -271,11 +273,16 @@ class ExecutorClusterReconcilerTest {
         return client.genericKubernetesResources("keda.sh/v1alpha1", kind).inNamespace(ns).withName(name).get();
     }
 
+    /** Edits like kubectl edit: read, change, write; again on a conflict with the operator's status writes. */
     private void edit(String name, java.util.function.Consumer<ExecutorCluster> change) {
-        client.resources(ExecutorCluster.class).inNamespace(ns).withName(name).edit(ec -> {
-            change.accept(ec);
-            return ec;
-        });
+        org.awaitility.Awaitility.await("edit " + name).atMost(TIMEOUT).ignoreException(KubernetesClientException.class)
+                .until(() -> {
+                    client.resources(ExecutorCluster.class).inNamespace(ns).withName(name).edit(ec -> {
+                        change.accept(ec);
+                        return ec;
+                    });
+                    return true;
+                });
     }
 
     private String awaitHash(String name, String previous) {

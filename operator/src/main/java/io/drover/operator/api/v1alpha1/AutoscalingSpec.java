@@ -51,4 +51,10 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How long the backlog must stay at or below activationBacklog before scaling to zero (whole seconds).")
     public String cooldownPeriod;
+
+    @Default("5m")
+    @Pattern(ExecutorClusterSpec.DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("How long a lower node count must be wanted before nodes are removed (the HPA's scale-down stabilization window). Shorter follows the backlog faster; longer rides out gaps between bursts.")
+    public String scaleDownStabilizationWindow;
 }
