@@ -13,7 +13,7 @@ OPERATOR_IMAGE := localhost/drover-operator:$(IMAGE_VERSION)
 OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries operator-image images e2e cluster-up keda down
+	crds crds-check test-binaries operator-image images e2e cluster-up keda down run-local bench-cluster
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
 DROVER_CACHE ?= $(HOME)/.cache/drover
@@ -46,7 +46,10 @@ crds-check: ## Fail when the committed CRD differs from the one the build genera
 
 EXEC_CP = executor-image/target/test-classes:executor-image/target/classes:$$(cat executor-image/target/test-classpath.txt)
 
-run: ## Local demo: executor nodes on an embedded PostgreSQL with a stream of demo jobs (ARGS="--seconds=60 --lockMode=Global")
+run: images ## The demo: local cluster (or $$KUBECONFIG's), KEDA, operator via Helm, an ExecutorCluster, an in-cluster benchmark
+	DROVER_CACHE=$(DROVER_CACHE) e2e/demo.sh
+
+run-local: ## Without Kubernetes: executor nodes on an embedded PostgreSQL with a stream of demo jobs (ARGS="--seconds=60 --lockMode=Global")
 	$(MVN) -q -DskipTests -pl executor-image -am test-compile dependency:build-classpath \
 	  -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
 	$(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
@@ -86,6 +89,9 @@ e2e: images ## End-to-end suite on a real cluster: the local one (brought up if 
 
 cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cluster/up.sh)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/cluster/up.sh
+
+bench-cluster: images ## In-cluster benchmark matrix (quick) on the local cluster; writes docs/benchmarks/cluster.{md,png}
+	DROVER_CACHE=$(DROVER_CACHE) e2e/bench/local-matrix.sh $(ARGS)
 
 keda: ## Build KEDA 2.21 from source and install it into the local cluster (e2e/keda/install.sh)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/keda/install.sh

@@ -53,6 +53,7 @@ host_ip() { ip -4 route get 1.1.1.1 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*
 
 pki() {
   local d=$E2E_STATE/pki
+  front_proxy_pki
   [[ -f $d/admin.crt ]] && return 0
   log "creating certificates"
   local ip; ip=$(host_ip)
@@ -64,6 +65,20 @@ EXT
   cert admin "/O=system:masters/CN=drover-e2e-admin"
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+}
+
+# The aggregation layer (KEDA's external metrics API is an aggregated API server): the
+# apiserver proxies requests with a client certificate from its own CA, which the extension
+# server trusts through kube-system/extension-apiserver-authentication.
+front_proxy_pki() {
+  local d=$E2E_STATE/pki
+  [[ -f $d/front-proxy-client.crt ]] && return 0
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=drover-e2e-front-proxy-ca" \
+    -keyout "$d/front-proxy-ca.key" -out "$d/front-proxy-ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" -keyout "$d/front-proxy-client.key" \
+    -out "$d/front-proxy-client.csr" 2>/dev/null
+  openssl x509 -req -in "$d/front-proxy-client.csr" -CA "$d/front-proxy-ca.crt" -CAkey "$d/front-proxy-ca.key" \
+    -CAcreateserial -days 3650 -out "$d/front-proxy-client.crt" 2>/dev/null
 }
 
 cert() { # name subject [extfile]
@@ -182,6 +197,10 @@ apiserver_up() {
     --service-account-signing-key-file "$d/sa.key" --authorization-mode Node,RBAC \
     --kubelet-client-certificate "$d/admin.crt" --kubelet-client-key "$d/admin.key" \
     --kubelet-preferred-address-types InternalIP,Hostname \
+    --requestheader-client-ca-file "$d/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
+    --proxy-client-cert-file "$d/front-proxy-client.crt" --proxy-client-key-file "$d/front-proxy-client.key" \
     --allow-privileged=true --enable-priority-and-fairness=false
   wait_for kube-apiserver 90 "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" get --raw /readyz
 }

@@ -60,7 +60,7 @@ patches:
   patch: |
     - {op: replace, path: /spec/template/spec/containers/0/imagePullPolicy, value: IfNotPresent}
     - {op: add, path: /spec/template/spec/containers/0/args/-, value: --enable-webhook-patching=false}
-- target: {kind: Deployment, name: keda-operator-metrics-apiserver}
+- target: {kind: Deployment, name: keda-metrics-apiserver}
   patch: |
     - {op: replace, path: /spec/template/spec/containers/0/imagePullPolicy, value: IfNotPresent}
     - {op: add, path: /spec/template/spec/hostAliases, value: [{ip: "$OPERATOR_IP", hostnames: [keda-operator.keda.svc.cluster.local]}]}
@@ -72,7 +72,7 @@ log "applying KEDA's manifests"
 "$KUBECTL" kustomize "$work/config/drover-e2e" >"$work/keda.yaml"
 "$KUBECTL" apply --server-side --force-conflicts -f "$work/keda.yaml" >/dev/null
 "$KUBECTL" -n keda rollout status deployment/keda-operator --timeout=180s >/dev/null
-"$KUBECTL" -n keda rollout status deployment/keda-operator-metrics-apiserver --timeout=180s >/dev/null
+"$KUBECTL" -n keda rollout status deployment/keda-metrics-apiserver --timeout=180s >/dev/null
 log "waiting for the external metrics API (v1beta1.external.metrics.k8s.io)"
 for _ in $(seq 90); do
   "$KUBECTL" get --raw /apis/external.metrics.k8s.io/v1beta1 >/dev/null 2>&1 && { log "KEDA $TAG ready"; exit 0; }

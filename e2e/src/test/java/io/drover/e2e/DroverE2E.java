@@ -312,6 +312,7 @@ class DroverE2E {
             assertThat(kube.rbac().roleBindings().inAnyNamespace().withLabelSelector(selector).list().getItems()).isEmpty();
             assertThat(kube.rbac().clusterRoles().withLabelSelector(selector).list().getItems()).isEmpty();
             assertThat(kube.rbac().clusterRoleBindings().withLabelSelector(selector).list().getItems()).isEmpty();
+            assertThat(kube.leases().inNamespace(OPERATOR_NS).list().getItems()).as("the leader-election Lease").isEmpty();
         });
         assertThat(kube.apiextensions().v1().customResourceDefinitions().withName("executorclusters.drover.io").get())
                 .as("Helm never deletes CRDs (docs/operator.md)").isNotNull();

@@ -40,7 +40,7 @@ final class BarChart {
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
         g.drawString(title, 10, 22);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        g.drawString("jobs/s (green Global, red Optimistic, blue SkipLocked; dashed: SQL floor)", 10, 42);
+        g.drawString("jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: SQL floor)" : ")"), 10, 42);
 
         for (int i = 0; i < results.size(); i++) {
             BenchResult r = results.get(i);
@@ -55,11 +55,13 @@ final class BarChart {
             g.setColor(Color.BLACK);
             g.drawString(String.format("%,.0f%s", r.jobsPerSecond(), r.timedOut() ? " (cap)" : ""), labelWidth + w + 6, y + 16);
         }
-        int fx = labelWidth + (int) (chartWidth * floor / max);
-        g.setColor(Color.BLACK);
-        g.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
-        g.drawLine(fx, top - 4, fx, top + row * results.size());
-        g.drawString(String.format("SQL floor %,.0f", floor), Math.min(fx - 40, width - 150), top + row * results.size() + 18);
+        if (floor > 0) { // the in-cluster report has no SQL floor
+            int fx = labelWidth + (int) (chartWidth * floor / max);
+            g.setColor(Color.BLACK);
+            g.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+            g.drawLine(fx, top - 4, fx, top + row * results.size());
+            g.drawString(String.format("SQL floor %,.0f", floor), Math.min(fx - 40, width - 150), top + row * results.size() + 18);
+        }
         g.dispose();
         ImageIO.write(image, "png", file.toFile());
     }

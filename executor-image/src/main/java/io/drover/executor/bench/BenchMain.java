@@ -44,6 +44,7 @@ public final class BenchMain {
             return switch (argv[0]) {
                 case "run" -> runOne(args);
                 case "matrix" -> BenchMatrix.run(args);
+                case "report" -> ClusterReport.run(args);
                 default -> {
                     System.err.println("unknown bench command '" + argv[0] + "'\n" + usage());
                     yield 2;
@@ -119,6 +120,8 @@ public final class BenchMain {
                                  [--nodes=2] [--timeout=600s] [--json=FILE]
                                  (--executor-jar=PATH to start the nodes here | --metrics-urls=URL,... of a running fleet)
                        bench matrix --jdbc-url=URL --executor-jar=PATH [--out=docs/benchmarks] [--quick]
+                       bench report --results=DIR --out=docs/benchmarks/cluster [--title=...] [--command=...] [--cluster=...]
+                                 (the page and chart of in-cluster runs: every *.json result in DIR)
                 """;
     }
 }

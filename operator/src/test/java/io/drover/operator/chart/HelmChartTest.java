@@ -62,7 +62,7 @@ class HelmChartTest {
                 String kind = gvk.get("kind").asText().toLowerCase(Locale.ROOT);
                 String version = gvk.get("version").asText();
                 if (!List.of("deployment", "service", "serviceaccount", "clusterrole", "clusterrolebinding", "role",
-                        "rolebinding", "executorcluster").contains(kind)) {
+                        "rolebinding", "lease", "executorcluster").contains(kind)) {
                     continue;
                 }
                 String suffix = group.isEmpty() ? "-" + version : "-" + group.split("\\.")[0] + "-" + version;

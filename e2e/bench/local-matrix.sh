@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make bench-cluster: the quick in-cluster matrix on the local cluster (brought up if needed),
+# against the PostgreSQL that runs beside it. Extra arguments go to matrix.sh (e.g. --jobs=N).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source e2e/cluster/env.sh
+e2e/cluster/up.sh
+export KUBECONFIG=$KUBECONFIG_FILE KUBECTL=$BIN/kubectl
+for archive in executor-image/target/image/drover-executor.oci.tar operator/target/image/drover-operator.oci.tar; do
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
+done
+"$KUBECTL" apply --server-side -f crds/ >/dev/null
+"$BIN/helm" upgrade --install drover-operator charts/drover-operator --namespace drover-system --create-namespace \
+  --set logging.json=false --wait --timeout 5m \
+  --set-json 'affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"type","operator":"NotIn","values":["kwok"]}]}]}}}' >/dev/null
+"$KUBECTL" create namespace drover-bench --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
+"$KUBECTL" -n drover-bench create secret generic bench-db --from-literal=username=drover --from-literal=password=drover-e2e \
+  --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
+export BENCH_DB_HOST=$BRIDGE_IP BENCH_DB_PORT=$PG_PORT BENCH_DB_NAME=jobs BENCH_DB_SSLMODE=disable
+# Two cores for everything: small executors, and the one real node holds them all.
+export BENCH_EXTRA_SPEC="  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}
+  jvmOptions: -XX:+UseSerialGC"
+e2e/bench/matrix.sh --quick --namespace=drover-bench "$@"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The in-cluster benchmark matrix, like the published Flowable experiments: for each
+# configuration, the ExecutorCluster "bench" is set to it, becomes ready, and run-one.sh times
+# the drain of a fresh batch. Results (one JSON per run) go to --results=DIR; the page and chart
+# to --out (default docs/benchmarks/cluster.{md,png}).
+#
+#   e2e/bench/matrix.sh [--quick] [--namespace=drover-bench] [--jobs=N] [--results=DIR] [--out=PREFIX]
+#
+# Needs: the operator installed, and in the namespace a Secret "bench-db" (username, password)
+# for the database given by BENCH_DB_HOST, BENCH_DB_PORT (5432), BENCH_DB_NAME (jobs),
+# BENCH_DB_SSLMODE (require). BENCH_EXTRA_SPEC adds YAML lines to every spec (e.g. resources
+# for a small test cluster). The full matrix is 243 runs: meant for a real cluster (EKS, c5
+# nodes, RDS; see docs/benchmarks/README.md); --quick is 14 runs that fit a laptop-sized cluster.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+KUBECTL=${KUBECTL:-kubectl}
+NS=drover-bench QUICK=0 JOBS="" RESULTS="" OUT=docs/benchmarks/cluster
+for arg in "$@"; do
+  case $arg in
+    --quick) QUICK=1 ;; --namespace=*) NS=${arg#*=} ;; --jobs=*) JOBS=${arg#*=} ;;
+    --results=*) RESULTS=${arg#*=} ;; --out=*) OUT=${arg#*=} ;;
+    *) echo "unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+: "${BENCH_DB_HOST:?set BENCH_DB_HOST (the database as pods reach it)}"
+RESULTS=${RESULTS:-target/bench-cluster/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$RESULTS"
+
+scenarios=()   # kind lockMode page threads nodes
+if ((QUICK)); then
+  JOBS=${JOBS:-5000}
+  for mode in Global Optimistic SkipLocked; do for page in 1 256; do for nodes in 1 2; do
+    scenarios+=("noop $mode $page 8 $nodes"); done; done; done
+  scenarios+=("sleep:100 SkipLocked 256 8 2" "timer SkipLocked 256 8 2")
+else
+  JOBS=${JOBS:-100000}
+  for kind in noop sleep:100 timer; do for mode in Global Optimistic SkipLocked; do for page in 1 256 512; do
+    for threads in 8 64 128; do for nodes in 1 2 4; do scenarios+=("$kind $mode $page $threads $nodes"); done; done
+  done; done; done
+fi
+
+run=0
+for s in "${scenarios[@]}"; do
+  read -r kind mode page threads nodes <<<"$s"
+  run=$((run + 1))
+  echo "[matrix] $run/${#scenarios[@]}: $kind lockMode=$mode acquirePageSize=$page threads=$threads nodes=$nodes" >&2
+  queue=$((page > 1024 ? page : 1024))
+  "$KUBECTL" apply -f - >/dev/null <<YAML
+apiVersion: drover.io/v1alpha1
+kind: ExecutorCluster
+metadata: {name: bench, namespace: $NS}
+spec:
+  replicas: $nodes
+  lockMode: $mode
+  threads: $threads
+  queueSize: $queue
+  acquirePageSize: $page
+  schema: drover_bench
+  database:
+    host: $BENCH_DB_HOST
+    port: ${BENCH_DB_PORT:-5432}
+    name: ${BENCH_DB_NAME:-jobs}
+    sslMode: ${BENCH_DB_SSLMODE:-require}
+    credentialsSecret: {name: bench-db}
+${BENCH_EXTRA_SPEC:-}
+YAML
+  # A changed spec rolls the pods: wait until every node runs this configuration.
+  sleep 2
+  "$KUBECTL" -n "$NS" rollout status statefulset/bench --timeout=600s >/dev/null
+  "$KUBECTL" -n "$NS" wait executorcluster bench --for=condition=Ready --timeout=600s >/dev/null
+  e2e/bench/run-one.sh --cluster=bench --namespace="$NS" --kind="$kind" --jobs="$JOBS" --out="$RESULTS" >/dev/null
+done
+
+JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
+"$JAVA" -jar executor-image/target/quarkus-app/quarkus-run.jar bench report --results="$RESULTS" --out="$OUT" \
+  --title="In-cluster benchmark$( ((QUICK)) && echo ' (quick)')" --command="e2e/bench/matrix.sh $*" \
+  --cluster="$("$KUBECTL" get nodes -o jsonpath='{range .items[*]}{.metadata.labels.node\.kubernetes\.io/instance-type}{" "}{end}' | xargs) nodes, $("$KUBECTL" version -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)"
