@@ -53,6 +53,11 @@ spec:
       restartPolicy: Never
       automountServiceAccountToken: false
       securityContext: {runAsNonRoot: true, runAsUser: 10001, seccompProfile: {type: RuntimeDefault}}
+      # Never on a kwok fake node (label type=kwok, as the local cluster has): its pods do not run.
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms: [{matchExpressions: [{key: type, operator: NotIn, values: [kwok]}]}]
       containers:
       - name: bench
         image: $IMAGE
