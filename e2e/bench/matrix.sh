@@ -64,10 +64,15 @@ spec:
     credentialsSecret: {name: bench-db}
 ${BENCH_EXTRA_SPEC:-}
 YAML
-  # A changed spec rolls the pods: wait until every node runs this configuration.
-  sleep 2
-  "$KUBECTL" -n "$NS" rollout status statefulset/bench --timeout=600s >/dev/null
+  # A changed spec rolls the pods: wait until the operator has seen this generation, the roll
+  # is over (Progressing False) and every node is ready, so the run measures this configuration.
+  gen=$("$KUBECTL" -n "$NS" get executorcluster bench -o jsonpath='{.metadata.generation}')
+  "$KUBECTL" -n "$NS" wait executorcluster bench --for=jsonpath='{.status.observedGeneration}'="$gen" --timeout=120s >/dev/null
+  "$KUBECTL" -n "$NS" wait executorcluster bench --for=condition=Progressing=False --timeout=600s >/dev/null
   "$KUBECTL" -n "$NS" wait executorcluster bench --for=condition=Ready --timeout=600s >/dev/null
+  # Terminated pods of the old revision must be gone before run-one.sh counts the nodes.
+  until [[ $("$KUBECTL" -n "$NS" get pods -l app.kubernetes.io/instance=bench,app.kubernetes.io/name=drover-executor \
+    --no-headers 2>/dev/null | wc -l) == "$nodes" ]]; do sleep 1; done
   e2e/bench/run-one.sh --cluster=bench --namespace="$NS" --kind="$kind" --jobs="$JOBS" --out="$RESULTS" >/dev/null
 done
 
