@@ -17,9 +17,7 @@ if [[ -z ${KUBECONFIG:-} ]]; then
   LOCAL=1
   e2e/cluster/up.sh
   export KUBECONFIG=$KUBECONFIG_FILE
-  for archive in executor-image/target/image/drover-executor.oci.tar operator/target/image/drover-operator.oci.tar; do
-    ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
-  done
+  import_images
   e2e/keda/install.sh
   : "${DEMO_EXECUTOR_IMAGE:=localhost/drover-executor:$VERSION}" "${DEMO_OPERATOR_IMAGE:=localhost/drover-operator:$VERSION}"
   : "${DEMO_DB_HOST:=$BRIDGE_IP}" "${DEMO_DB_PORT:=$PG_PORT}" "${DEMO_DB_SSLMODE:=disable}"
@@ -36,7 +34,7 @@ helm_args=(upgrade --install drover-operator charts/drover-operator --namespace 
   --set "executorImage.repository=${DEMO_EXECUTOR_IMAGE%:*}" --set "executorImage.tag=${DEMO_EXECUTOR_IMAGE##*:}"
   --set logging.json=false --wait --timeout 5m)
 # Locally, keep the operator off the fake (kwok) node, whose pods never really run.
-((LOCAL)) && helm_args+=(--set-json 'affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"type","operator":"NotIn","values":["kwok"]}]}]}}}')
+((LOCAL)) && helm_args+=(--set-json "$AVOID_FAKE_NODES")
 "$HELM" "${helm_args[@]}" >/dev/null
 
 log "creating the database Secret and the ExecutorCluster 'demo' in namespace $NS"

@@ -13,16 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source e2e/cluster/env.sh
 VERSION=0.1.0
-EXECUTOR_ARCHIVE=executor-image/target/image/drover-executor.oci.tar
-OPERATOR_ARCHIVE=operator/target/image/drover-operator.oci.tar
 
 if [[ -z ${KUBECONFIG:-} ]]; then
   e2e/cluster/up.sh
   export KUBECONFIG=$KUBECONFIG_FILE
-  for archive in "$EXECUTOR_ARCHIVE" "$OPERATOR_ARCHIVE"; do
-    echo "[e2e] importing $archive into the cluster's containerd" >&2
-    ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
-  done
+  import_images
   e2e/keda/install.sh
   : "${E2E_EXECUTOR_IMAGE:=localhost/drover-executor:$VERSION}"
   : "${E2E_OPERATOR_IMAGE:=localhost/drover-operator:$VERSION}"
@@ -32,11 +27,13 @@ if [[ -z ${KUBECONFIG:-} ]]; then
   : "${E2E_RECEIVER_HOST:=$BRIDGE_IP}"
   : "${E2E_CONTAINERD_SOCK:=$CONTAINERD_SOCK}"
   : "${E2E_FAKE_NODE:=$FAKE_NODE_NAME}"
+  : "${E2E_OPERATOR_SET_JSON:=$AVOID_FAKE_NODES}"
 fi
 for v in E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_DB_HOST E2E_DB_PORT E2E_DB_JDBC_URL E2E_DB_USER E2E_DB_PASSWORD E2E_RECEIVER_HOST; do
   [[ -n ${!v:-} ]] || { echo "with KUBECONFIG set, $v must be set too (e2e/README.md)" >&2; exit 2; }
 done
 export E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_DB_HOST E2E_DB_PORT E2E_DB_JDBC_URL E2E_DB_USER E2E_DB_PASSWORD \
   E2E_RECEIVER_HOST E2E_CONTAINERD_SOCK="${E2E_CONTAINERD_SOCK:-}" E2E_FAKE_NODE="${E2E_FAKE_NODE:-}" \
+  E2E_OPERATOR_SET_JSON="${E2E_OPERATOR_SET_JSON:-}" \
   E2E_BIN="$BIN" E2E_REPO="$PWD"
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} ./mvnw -B --no-transfer-progress -pl e2e verify -Pe2e "$@"

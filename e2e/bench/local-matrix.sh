@@ -6,13 +6,11 @@ cd "$(dirname "$0")/../.."
 source e2e/cluster/env.sh
 e2e/cluster/up.sh
 export KUBECONFIG=$KUBECONFIG_FILE KUBECTL=$BIN/kubectl
-for archive in executor-image/target/image/drover-executor.oci.tar operator/target/image/drover-operator.oci.tar; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
-done
+import_images
 "$KUBECTL" apply --server-side -f crds/ >/dev/null
 "$BIN/helm" upgrade --install drover-operator charts/drover-operator --namespace drover-system --create-namespace \
   --set logging.json=false --wait --timeout 5m \
-  --set-json 'affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"type","operator":"NotIn","values":["kwok"]}]}]}}}' >/dev/null
+  --set-json "$AVOID_FAKE_NODES" >/dev/null
 "$KUBECTL" create namespace drover-bench --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
 "$KUBECTL" -n drover-bench create secret generic bench-db --from-literal=username=drover --from-literal=password=drover-e2e \
   --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null

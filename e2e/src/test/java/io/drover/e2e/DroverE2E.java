@@ -82,10 +82,8 @@ class DroverE2E {
                 "--set", "executorImage.repository=" + repository(env.executorImage()),
                 "--set", "executorImage.tag=" + tag(env.executorImage()),
                 "--set", "logging.json=false", "--wait", "--timeout", "5m"));
-        // The operator is not an executor: keep it off the fake (kwok) node, whose pods never run.
-        env.fakeNode().ifPresent(fake -> helm.addAll(List.of("--set-json",
-                "affinity={\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-                        + "[{\"matchExpressions\":[{\"key\":\"type\",\"operator\":\"NotIn\",\"values\":[\"kwok\"]}]}]}}}")));
+        // Locally: keep the operator off the fake (kwok) node, whose pods never run (run.sh sets it).
+        env.operatorSetJson().ifPresent(json -> helm.addAll(List.of("--set-json", json)));
         Commands.run(helm).orFail();
         var deployment = kube.apps().deployments().inNamespace(OPERATOR_NS).withName(RELEASE).get();
         assertThat(deployment.getStatus().getReadyReplicas()).isEqualTo(1);

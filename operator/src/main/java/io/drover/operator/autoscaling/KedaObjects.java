@@ -70,8 +70,8 @@ public final class KedaObjects {
     public static GenericKubernetesResource triggerAuthentication(ExecutorCluster ec) {
         var creds = ec.getSpec().database.credentialsSecret;
         List<Map<String, Object>> refs = List.of(
-                Map.of("parameter", "userName", "name", creds.name, "key", keyOr(creds.usernameKey, "username")),
-                Map.of("parameter", "password", "name", creds.name, "key", keyOr(creds.passwordKey, "password")));
+                Map.of("parameter", "userName", "name", creds.name, "key", creds.usernameKeyOrDefault()),
+                Map.of("parameter", "password", "name", creds.name, "key", creds.passwordKeyOrDefault()));
         return new GenericKubernetesResourceBuilder()
                 .withApiVersion(API_VERSION).withKind("TriggerAuthentication")
                 .withMetadata(meta(ec, Names.triggerAuthentication(ec)))
@@ -79,9 +79,6 @@ public final class KedaObjects {
                 .build();
     }
 
-    private static String keyOr(String key, String fallback) {
-        return key == null || key.isEmpty() ? fallback : key;
-    }
 
     private static io.fabric8.kubernetes.api.model.ObjectMeta meta(ExecutorCluster ec, String name) {
         return new ObjectMetaBuilder().withName(name).withNamespace(ec.getMetadata().getNamespace())

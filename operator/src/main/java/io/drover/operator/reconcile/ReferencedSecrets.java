@@ -48,8 +48,8 @@ final class ReferencedSecrets {
         Map<String, String> keyed = new TreeMap<>();
         var creds = spec.database.credentialsSecret;
         Map<String, String> wanted = new TreeMap<>();
-        wanted.put(creds.name + "/" + keyOr(creds.usernameKey, "username"), "spec.database.credentialsSecret");
-        wanted.put(creds.name + "/" + keyOr(creds.passwordKey, "password"), "spec.database.credentialsSecret");
+        wanted.put(creds.name + "/" + creds.usernameKeyOrDefault(), "spec.database.credentialsSecret");
+        wanted.put(creds.name + "/" + creds.passwordKeyOrDefault(), "spec.database.credentialsSecret");
         if (spec.apiTokenSecret != null) {
             wanted.put(spec.apiTokenSecret.name + "/" + spec.apiTokenSecret.key, "spec.apiTokenSecret");
         }
@@ -83,7 +83,4 @@ final class ReferencedSecrets {
         }
     }
 
-    private static String keyOr(String key, String fallback) {
-        return key == null || key.isEmpty() ? fallback : key;
-    }
 }

@@ -114,8 +114,8 @@ public final class ExecutorStatefulSet {
     private static List<EnvVar> env(ExecutorClusterSpec spec) {
         List<EnvVar> env = new ArrayList<>();
         var creds = spec.database.credentialsSecret;
-        env.add(secretEnv("QUARKUS_DATASOURCE_USERNAME", creds.name, keyOr(creds.usernameKey, "username")));
-        env.add(secretEnv("QUARKUS_DATASOURCE_PASSWORD", creds.name, keyOr(creds.passwordKey, "password")));
+        env.add(secretEnv("QUARKUS_DATASOURCE_USERNAME", creds.name, creds.usernameKeyOrDefault()));
+        env.add(secretEnv("QUARKUS_DATASOURCE_PASSWORD", creds.name, creds.passwordKeyOrDefault()));
         SecretKeyRef token = spec.apiTokenSecret;
         if (token != null) {
             env.add(secretEnv("DROVER_API_TOKEN", token.name, token.key));
@@ -129,9 +129,6 @@ public final class ExecutorStatefulSet {
         return env;
     }
 
-    static String keyOr(String key, String fallback) {
-        return key == null || key.isEmpty() ? fallback : key;
-    }
 
     private static EnvVar secretEnv(String name, String secret, String key) {
         return new EnvVarBuilder().withName(name)

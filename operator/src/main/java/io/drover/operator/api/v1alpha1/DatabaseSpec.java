@@ -60,5 +60,14 @@ public class DatabaseSpec {
         @Size(min = 1, max = 253)
         @JsonPropertyDescription("Key of the password in the Secret.")
         public String passwordKey;
+
+        /** The user name key, defaulted as the CRD defaults it (for objects built in code). */
+        public String usernameKeyOrDefault() {
+            return usernameKey == null || usernameKey.isEmpty() ? "username" : usernameKey;
+        }
+
+        public String passwordKeyOrDefault() {
+            return passwordKey == null || passwordKey.isEmpty() ? "password" : passwordKey;
+        }
     }
 }
