@@ -74,9 +74,16 @@ log "applying KEDA's manifests"
 "$KUBECTL" -n keda rollout status deployment/keda-operator --timeout=180s >/dev/null
 "$KUBECTL" -n keda rollout status deployment/keda-metrics-apiserver --timeout=180s >/dev/null
 log "waiting for the external metrics API (v1beta1.external.metrics.k8s.io)"
-for _ in $(seq 90); do
-  "$KUBECTL" get --raw /apis/external.metrics.k8s.io/v1beta1 >/dev/null 2>&1 && { log "KEDA $TAG ready"; exit 0; }
-  sleep 2
+# The adapter can come up before the operator has issued its certificates and opened its gRPC
+# service; it then answers the aggregator with 404 until restarted (seen on fresh clusters).
+for attempt in 1 2 3; do
+  for _ in $(seq 30); do
+    "$KUBECTL" get --raw /apis/external.metrics.k8s.io/v1beta1 >/dev/null 2>&1 && { log "KEDA $TAG ready"; exit 0; }
+    sleep 2
+  done
+  log "external metrics API not available yet: restarting the metrics adapter ($attempt/3)"
+  "$KUBECTL" -n keda rollout restart deployment/keda-metrics-apiserver >/dev/null
+  "$KUBECTL" -n keda rollout status deployment/keda-metrics-apiserver --timeout=180s >/dev/null
 done
 "$KUBECTL" get apiservice v1beta1.external.metrics.k8s.io -o yaml >&2
 echo "the external metrics API did not become available" >&2
