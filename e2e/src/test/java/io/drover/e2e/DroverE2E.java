@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -119,20 +118,7 @@ class DroverE2E {
         receiver.reset();
         String revision = statefulSet().getStatus().getUpdateRevision();
         List<Long> ids = new ArrayList<>(jobs.enqueueHttp(1000, 0));
-        AtomicBoolean rolling = new AtomicBoolean(true);
-        Thread feeder = Thread.ofPlatform().start(() -> {
-            while (rolling.get()) {
-                try {
-                    List<Long> more = jobs.enqueueHttp(50, 0);
-                    synchronized (ids) {
-                        ids.addAll(more);
-                    }
-                    Thread.sleep(250);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        });
+        JobFeeder feeder = new JobFeeder(jobs, ids, 50, 250);
         Instant start = Instant.now();
         apply(clusterYaml(EC, 2, 8));
         await("the StatefulSet rolls to a new revision").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1)).until(() -> {
@@ -141,8 +127,7 @@ class DroverE2E {
                     && st.getUpdateRevision().equals(st.getCurrentRevision()) && nz(st.getReadyReplicas()) == 2
                     && nz(st.getUpdatedReplicas()) == 2;
         });
-        rolling.set(false);
-        feeder.join();
+        feeder.close();
         log("roll took " + Duration.between(start, Instant.now()).toSeconds() + " s while " + ids.size() + " jobs were enqueued");
         awaitClusterReady(2);
         awaitAllExecuted(ids, Duration.ofMinutes(3));
@@ -206,26 +191,12 @@ class DroverE2E {
         // A trickle of work keeps arriving while KEDA scales back down: pods being removed
         // must finish or hand back what they hold.
         Instant drained = Instant.now();
-        AtomicBoolean trickle = new AtomicBoolean(true);
-        Thread feeder = Thread.ofPlatform().start(() -> {
-            while (trickle.get()) {
-                try {
-                    List<Long> more = autoJobs.enqueueHttp(2, 0);
-                    synchronized (ids) {
-                        ids.addAll(more);
-                    }
-                    Thread.sleep(500);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        });
+        JobFeeder feeder = new JobFeeder(autoJobs, ids, 2, 500);
         await("KEDA scales back to 1 node").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
                 .until(() -> replicas(AUTO) == 1 && podsOf(AUTO).size() == 1);
         log("scaled back to 1 node " + Duration.between(drained, Instant.now()).toSeconds()
                 + " s after the backlog drained (scaleDownStabilizationWindow 20s)");
-        trickle.set(false);
-        feeder.join();
+        feeder.close();
         awaitAllExecuted(ids, Duration.ofMinutes(3));
         assertThat(autoJobs.deadLetters()).isZero();
         log(ids.size() + " jobs executed across the scale-up and scale-down; " + receiver.duplicates() + " ran twice");
