@@ -43,8 +43,4 @@ public final class Conditions {
     public List<Condition> list() {
         return List.copyOf(next);
     }
-
-    public static boolean isTrue(List<Condition> conditions, String type) {
-        return conditions != null && conditions.stream().anyMatch(c -> c.getType().equals(type) && "True".equals(c.getStatus()));
-    }
 }

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -107,18 +106,6 @@ public final class TestCluster {
         }
     }
 
-    public void uninstallKedaCrds() {
-        client.apiextensions().v1().customResourceDefinitions().withLabel("app.kubernetes.io/part-of", "keda-operator").delete();
-        try (Stream<Path> files = Files.list(Paths.get(System.getProperty("it.keda.crds")))) {
-            files.forEach(f -> {
-                String name = f.getFileName().toString().replaceFirst("^keda\\.sh_", "").replaceFirst("\\.yaml$", "") + ".keda.sh";
-                client.apiextensions().v1().customResourceDefinitions().withName(name).delete();
-            });
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Starts the garbage collector once; tests of deletion call this first. */
     public synchronized void ensureGarbageCollector() {
         if (garbageCollector == null) {
@@ -165,8 +152,4 @@ public final class TestCluster {
     }
 
     public static final Duration TIMEOUT = Duration.ofSeconds(30);
-
-    public static List<String> kedaCrdNames() {
-        return List.of("scaledobjects.keda.sh", "triggerauthentications.keda.sh");
-    }
 }

@@ -27,5 +27,4 @@ import io.fabric8.kubernetes.model.annotation.Version;
 public class ExecutorCluster extends CustomResource<ExecutorClusterSpec, ExecutorClusterStatus> implements Namespaced {
     public static final String GROUP = "drover.io";
     public static final String VERSION = "v1alpha1";
-    public static final String CRD_NAME = "executorclusters." + GROUP;
 }
