@@ -13,7 +13,8 @@ OPERATOR_IMAGE := localhost/drover-operator:$(IMAGE_VERSION)
 OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries operator-image images e2e cluster-up keda down run-local bench-cluster
+	crds crds-check test-binaries cluster-binaries run-intro operator-image images e2e cluster-up keda down \
+	run-local bench-cluster
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
 DROVER_CACHE ?= $(HOME)/.cache/drover
@@ -21,7 +22,7 @@ CRD_FILE := executorclusters.drover.io-v1.yml
 GENERATED_CRD := operator/target/kubernetes/$(CRD_FILE)
 
 help: ## List the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## Compile and package every module (tests skipped)
 	$(MVN) -DskipTests package
@@ -46,7 +47,20 @@ crds-check: ## Fail when the committed CRD differs from the one the build genera
 
 EXEC_CP = executor-image/target/test-classes:executor-image/target/classes:$$(cat executor-image/target/test-classpath.txt)
 
-run: images ## The demo: local cluster (or $$KUBECONFIG's), KEDA, operator via Helm, an ExecutorCluster, an in-cluster benchmark
+# What the cluster targets (run, e2e, bench-cluster) build first: everything for the local
+# cluster, or only kubectl and helm when KUBECONFIG names a cluster of the user's.
+CLUSTER_BINARIES := $(if $(KUBECONFIG),apiserver helm,cluster)
+
+cluster-binaries: ## Build once (cached in ~/.cache/drover) all a local cluster needs: Kubernetes, etcd, kwok, helm, KEDA
+	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh $(CLUSTER_BINARIES)
+
+run-intro:
+	@echo "[run] make run: 1) Kubernetes, etcd, kwok, helm and KEDA built from Go modules (first run only),"
+	@echo "[run]   2) the executor and operator images (Maven), 3) a local single-node cluster + PostgreSQL,"
+	@echo "[run]   4) KEDA, 5) the operator (Helm), 6) an autoscaled ExecutorCluster, 7) an in-cluster benchmark."
+	@DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh --plan $(CLUSTER_BINARIES)
+
+run: run-intro cluster-binaries images ## The demo: local cluster (or $$KUBECONFIG's), KEDA, operator via Helm, an ExecutorCluster, an in-cluster benchmark
 	DROVER_CACHE=$(DROVER_CACHE) e2e/demo.sh
 
 run-local: ## Without Kubernetes: executor nodes on an embedded PostgreSQL with a stream of demo jobs (ARGS="--seconds=60 --lockMode=Global")
@@ -84,13 +98,13 @@ operator-image: build image-tools ## Build the operator image as an OCI archive,
 
 images: image operator-image ## Both images
 
-e2e: images ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
+e2e: cluster-binaries images ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/run.sh
 
 cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cluster/up.sh)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/cluster/up.sh
 
-bench-cluster: images ## In-cluster benchmark matrix (quick) on the local cluster; writes docs/benchmarks/cluster.{md,png}
+bench-cluster: cluster-binaries images ## In-cluster benchmark matrix (quick) on the local cluster; writes docs/benchmarks/cluster.{md,png}
 	DROVER_CACHE=$(DROVER_CACHE) e2e/bench/local-matrix.sh $(ARGS)
 
 keda: ## Build KEDA 2.21 from source and install it into the local cluster (e2e/keda/install.sh)

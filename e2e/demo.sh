@@ -12,6 +12,8 @@ VERSION=0.1.0
 NS=drover-demo
 KUBECTL=$BIN/kubectl HELM=$BIN/helm
 log() { echo "[run] $*" >&2; }
+# kubectl and helm, whichever cluster is used (a no-op once built).
+tools/build-binaries.sh apiserver helm
 LOCAL=0
 if [[ -z ${KUBECONFIG:-} ]]; then
   LOCAL=1
@@ -22,8 +24,6 @@ if [[ -z ${KUBECONFIG:-} ]]; then
   : "${DEMO_EXECUTOR_IMAGE:=localhost/drover-executor:$VERSION}" "${DEMO_OPERATOR_IMAGE:=localhost/drover-operator:$VERSION}"
   : "${DEMO_DB_HOST:=$BRIDGE_IP}" "${DEMO_DB_PORT:=$PG_PORT}" "${DEMO_DB_SSLMODE:=disable}"
   : "${DEMO_DB_USER:=drover}" "${DEMO_DB_PASSWORD:=drover-e2e}"
-else
-  tools/build-binaries.sh apiserver helm >/dev/null
 fi
 : "${DEMO_EXECUTOR_IMAGE:?}" "${DEMO_OPERATOR_IMAGE:?}" "${DEMO_DB_HOST:?}" "${DEMO_DB_USER:?}" "${DEMO_DB_PASSWORD:?}"
 

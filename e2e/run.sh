@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source e2e/cluster/env.sh
 VERSION=0.1.0
+# The suite drives the cluster with kubectl and helm (a no-op once built).
+tools/build-binaries.sh apiserver helm
 
 if [[ -z ${KUBECONFIG:-} ]]; then
   e2e/cluster/up.sh

@@ -3,13 +3,21 @@
 # once, into a cache directory. No binary downloads exist on our machines; the Go module proxy
 # does (see ../shared/TOOLCHAIN.md), so everything is compiled from pinned module versions.
 #
-#   tools/build-binaries.sh [group...]     groups: apiserver (kube-apiserver, etcd, kubectl),
-#                                          node (controller-manager, scheduler, kubelet, kube-proxy),
-#                                          kube-controller-manager (alone: the operator tests' garbage collector),
-#                                          helm, kubeconform, kwok, keda, keda-crds; default: all
+#   tools/build-binaries.sh [--plan] [group...]
+#     groups: apiserver (kube-apiserver, etcd, kubectl),
+#             node (controller-manager, scheduler, kubelet, kube-proxy),
+#             kube-controller-manager (alone: the operator tests' garbage collector),
+#             helm, kubeconform, kwok, keda, keda-crds,
+#             cluster (all a local cluster with KEDA and the operator needs); default: all
+#     --plan  only print what would be built and roughly how long it takes
+#
+# Every entry point (make run/test/e2e/bench-cluster, the e2e scripts) names the groups it
+# uses, so each works on a machine where nothing was built before.
 #
 # Output: $DROVER_CACHE/bin/<name> (DROVER_CACHE defaults to ~/.cache/drover). A binary that
-# exists is not rebuilt; delete it to force a rebuild.
+# exists is not rebuilt; delete it to force a rebuild. Go's own chatter (module downloads,
+# compiler output) goes to $DROVER_CACHE/logs/build-binaries.log; this script prints one line
+# per step, with the time it took.
 set -euo pipefail
 
 K8S_VERSION=v1.34.2
@@ -27,8 +35,43 @@ mkdir -p "$BIN" "$WORK"
 export GOSUMDB=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
 command -v go >/dev/null || PATH=/usr/local/go/bin:$PATH
 
+LOG=$CACHE/logs/build-binaries.log
+mkdir -p "${LOG%/*}"
+
 log() { echo "[build-binaries] $*" >&2; }
 have() { [[ -x $BIN/$1 ]]; }
+
+# Rough cost of each binary on a machine of our kind (2 cores), measured with 'make run' from
+# an empty DROVER_CACHE: cold (Go's module and build caches empty) and warm (Go's caches kept,
+# as on a machine that built them once; only linking is left). Shown before a build starts.
+declare -A COLD=([kube-apiserver]=240 [etcd]=40 [kubectl]=60 [kube-controller-manager]=90
+  [kube-scheduler]=30 [kubelet]=60 [kube-proxy]=20 [helm]=90 [kubeconform]=15 [kwok]=60
+  [keda]=480 [keda-crds]=10)
+declare -A WARM=([kube-apiserver]=25 [etcd]=5 [kubectl]=10 [kube-controller-manager]=15
+  [kube-scheduler]=8 [kubelet]=10 [kube-proxy]=5 [helm]=8 [kubeconform]=2 [kwok]=8
+  [keda]=30 [keda-crds]=2)
+
+# Runs a command with its output in the log; on failure shows the log's tail.
+quietly() {
+  echo "### $(date -Is) $*" >>"$LOG"
+  if ! "$@" >>"$LOG" 2>&1; then
+    log "FAILED: $*  (last lines of $LOG:)"
+    tail -n 30 "$LOG" >&2
+    return 1
+  fi
+}
+
+STEP=0 STEPS=0
+# step NAME COMMAND...: one numbered progress line per binary, with the time it took.
+step() {
+  local name=$1; shift
+  STEP=$((STEP + 1))
+  log "($STEP/$STEPS) $name ..."
+  local t0=$SECONDS
+  "$@"
+  log "($STEP/$STEPS) $name done in $(dur $((SECONDS - t0)))"
+}
+dur() { (($1 >= 60)) && echo "$(($1 / 60)) min $(($1 % 60)) s" || echo "$1 s"; }
 
 k8s_module() {
   local dir=$WORK/k8s
@@ -64,8 +107,8 @@ import (
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
-  log "resolving k8s.io/kubernetes $K8S_VERSION"
-  (cd "$dir" && go mod tidy) && touch "$dir/.tidy-done"
+  log "resolving k8s.io/kubernetes $K8S_VERSION and its modules (once)"
+  (cd "$dir" && quietly go mod tidy) && touch "$dir/.tidy-done"
 }
 
 k8s_build() {
@@ -77,27 +120,24 @@ k8s_build() {
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
   done
-  log "building $name $v"
-  (cd "$WORK/k8s" && go build -ldflags "-s -w $ld" -o "$BIN/$name.tmp" "k8s.io/kubernetes/cmd/$name") && mv "$BIN/$name.tmp" "$BIN/$name"
+  (cd "$WORK/k8s" && quietly go build -ldflags "-s -w $ld" -o "$BIN/$name.tmp" "k8s.io/kubernetes/cmd/$name") && mv "$BIN/$name.tmp" "$BIN/$name"
 }
 
 etcd_build() {
   have etcd && return 0
   local dir=$WORK/etcd
   mkdir -p "$dir"
-  [[ -f $dir/go.mod ]] || (cd "$dir" && go mod init drover.io/etcd-binary >/dev/null 2>&1)
-  log "building etcd $ETCD_VERSION"
-  (cd "$dir" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" && go build -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3) && mv "$BIN/etcd.tmp" "$BIN/etcd"
+  [[ -f $dir/go.mod ]] || (cd "$dir" && quietly go mod init drover.io/etcd-binary)
+  (cd "$dir" && quietly go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" && quietly go build -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3) && mv "$BIN/etcd.tmp" "$BIN/etcd"
 }
 
 go_install() { # name module@version
   have "$1" && return 0
-  log "installing $2"
-  GOBIN=$BIN go install -ldflags "-s -w" "$2"
+  GOBIN=$BIN quietly go install -ldflags "-s -w" "$2"
 }
 
 keda_src() { # prints the module directory of KEDA's source (CRDs, manifests)
-  go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
+  go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" 2>>"$LOG" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
 }
 
 keda_crds() {
@@ -123,12 +163,11 @@ keda_build() {
       awk '/^replace \(/{f=1;next} f&&/^\)/{f=0} f{print "replace " $0}' "$src/go.mod"
     } >"$dir/go.mod"
     printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "github.com/kedacore/keda/v2/cmd/operator"\n\t_ "github.com/kedacore/keda/v2/cmd/adapter"\n)\n' >"$dir/tools.go"
-    (cd "$dir" && go mod tidy) && touch "$dir/.tidy-done"
+    (cd "$dir" && quietly go mod tidy) && touch "$dir/.tidy-done"
   fi
-  log "building KEDA $KEDA_VERSION operator and metrics adapter"
   # Static binaries, as KEDA's own images have them: the images carry no libc.
-  (cd "$dir" && export CGO_ENABLED=0 && go build -ldflags "-s -w" -o "$BIN/keda-operator" github.com/kedacore/keda/v2/cmd/operator \
-    && go build -ldflags "-s -w" -o "$BIN/keda-adapter" github.com/kedacore/keda/v2/cmd/adapter)
+  (cd "$dir" && export CGO_ENABLED=0 && quietly go build -ldflags "-s -w" -o "$BIN/keda-operator" github.com/kedacore/keda/v2/cmd/operator \
+    && quietly go build -ldflags "-s -w" -o "$BIN/keda-adapter" github.com/kedacore/keda/v2/cmd/adapter)
 }
 
 # io.fabric8:kube-api-test (operator tests) looks for $KUBE_API_TEST_DIR/k8s/<version>-linux-amd64/.
@@ -138,19 +177,59 @@ link_kube_api_test() {
   for b in kube-apiserver etcd kubectl; do ln -sf "$BIN/$b" "$dir/$b"; done
 }
 
+PLAN_ONLY=0
+[[ ${1:-} == --plan ]] && { PLAN_ONLY=1; shift; }
 groups=("$@")
-[[ ${#groups[@]} -eq 0 ]] && groups=(apiserver node helm kubeconform kwok keda-crds keda)
+[[ ${#groups[@]} -eq 0 ]] && groups=(cluster kubeconform)
+
+# The binaries (or artifacts) each group stands for, in build order.
+members() {
+  case $1 in
+    apiserver) echo kube-apiserver etcd kubectl ;;
+    kube-controller-manager) echo kube-controller-manager ;;
+    node) echo kube-controller-manager kube-scheduler kubelet kube-proxy ;;
+    helm|kubeconform|kwok|keda-crds) echo "$1" ;;
+    keda) echo keda ;;
+    cluster) for g in apiserver node kwok helm keda-crds keda; do members $g; done ;;
+    *) echo "unknown group: $1" >&2; return 2 ;;
+  esac
+}
+built() { # is this member already in the cache?
+  case $1 in
+    keda) have keda-operator && have keda-adapter ;;
+    keda-crds) [[ -d $CACHE/keda-$KEDA_VERSION/crds ]] ;;
+    *) have "$1" ;;
+  esac
+}
+todo=()
 for g in "${groups[@]}"; do
-  case $g in
-    apiserver) k8s_build kube-apiserver; etcd_build; k8s_build kubectl; link_kube_api_test ;;
-    kube-controller-manager) k8s_build kube-controller-manager ;;
-    node) for n in kube-controller-manager kube-scheduler kubelet kube-proxy; do k8s_build $n; done ;;
+  for m in $(members "$g"); do
+    built "$m" || [[ " ${todo[*]} " == *" $m "* ]] || todo+=("$m")
+  done
+done
+STEPS=${#todo[@]}
+if ((STEPS)); then
+  cold=0 warm=0
+  for m in "${todo[@]}"; do cold=$((cold + COLD[$m])); warm=$((warm + WARM[$m])); done
+  log "to build into $BIN (once; kept for later runs): ${todo[*]}"
+  log "expect about $(dur $cold) on a machine that never built them (Go downloads and compiles"
+  log "  Kubernetes and KEDA), about $(dur $warm) when Go's build cache is warm; Go's output: $LOG"
+fi
+((PLAN_ONLY)) && exit 0
+
+build_member() {
+  case $1 in
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy|kubectl) k8s_build "$1" ;;
+    etcd) etcd_build ;;
     helm) go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
     kubeconform) go_install kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION" ;;
     kwok) go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" ;;
     keda-crds) keda_crds ;;
     keda) keda_build ;;
-    *) echo "unknown group: $g" >&2; exit 2 ;;
   esac
-done
-log "binaries in $BIN"
+}
+for m in "${todo[@]}"; do step "$m" build_member "$m"; done
+# io.fabric8:kube-api-test finds the apiserver binaries through this link directory.
+have kube-apiserver && have etcd && have kubectl && link_kube_api_test
+((STEPS)) && log "binaries in $BIN"
+exit 0

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source e2e/cluster/env.sh
+tools/build-binaries.sh apiserver helm
 e2e/cluster/up.sh
 export KUBECONFIG=$KUBECONFIG_FILE KUBECTL=$BIN/kubectl
 import_images
