@@ -58,7 +58,6 @@ run-intro:
 	@echo "[run] make run: 1) Kubernetes, etcd, kwok, helm and KEDA built from Go modules (first run only),"
 	@echo "[run]   2) the executor and operator images (Maven), 3) a local single-node cluster + PostgreSQL,"
 	@echo "[run]   4) KEDA, 5) the operator (Helm), 6) an autoscaled ExecutorCluster, 7) an in-cluster benchmark."
-	@DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh --plan $(CLUSTER_BINARIES)
 
 run: run-intro cluster-binaries images ## The demo: local cluster (or $$KUBECONFIG's), KEDA, operator via Helm, an ExecutorCluster, an in-cluster benchmark
 	DROVER_CACHE=$(DROVER_CACHE) e2e/demo.sh
