@@ -49,6 +49,34 @@ class HttpHandlerTest {
             exchange.sendResponseHeaders(200, -1);
             exchange.close();
         });
+        server.createContext("/trickle", exchange -> {
+            // Headers at once, then a byte every 100 ms for 5 s: the request timeout stops at the headers.
+            exchange.sendResponseHeaders(200, 50);
+            try (var out = exchange.getResponseBody()) {
+                for (int i = 0; i < 50; i++) {
+                    out.write('x');
+                    out.flush();
+                    Thread.sleep(100);
+                }
+            } catch (InterruptedException | IOException ignored) {
+                // the client went away
+            }
+            exchange.close();
+        });
+        server.createContext("/huge", exchange -> {
+            // 50 MB of error body: only the start of it is read.
+            exchange.sendResponseHeaders(503, 0);
+            try (var out = exchange.getResponseBody()) {
+                byte[] chunk = new byte[1 << 20];
+                java.util.Arrays.fill(chunk, (byte) 'e');
+                for (int i = 0; i < 50; i++) {
+                    out.write(chunk);
+                }
+            } catch (IOException ignored) {
+                // the client stopped reading, as it should
+            }
+            exchange.close();
+        });
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         server.start();
         base = "http://127.0.0.1:" + server.getAddress().getPort();
@@ -89,6 +117,33 @@ class HttpHandlerTest {
     void aSlowServerTimesOut() {
         HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/slow")), Duration.ofMillis(300));
         assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(HttpTimeoutException.class);
+    }
+
+    @Test
+    void aBodyTrickledSlowlyTimesOutToo() {
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/trickle")), Duration.ofMillis(500));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(HttpTimeoutException.class)
+                .hasMessageContaining("got no complete answer within PT0.5S");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void onlyTheStartOfAHugeAnswerIsRead() {
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/huge")), Duration.ofSeconds(10));
+        assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("answered 503: 'eeee");
+        assertThat(new HttpHandler.BoundedBody(10)).satisfies(b -> {
+            b.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+                public void request(long n) {
+                }
+
+                public void cancel() {
+                }
+            });
+            b.onNext(List.of(java.nio.ByteBuffer.wrap("0123456789abcdef".getBytes(StandardCharsets.UTF_8))));
+            assertThat(b.getBody().toCompletableFuture().join()).isEqualTo("0123456789");
+        });
     }
 
     @Test
