@@ -1,8 +1,7 @@
 package io.drover.executor.acquire;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.drover.executor.store.AdvisoryKeys;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,16 +55,6 @@ public final class GlobalAcquireLock {
     }
 
     static long keyFor(String schema) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(("drover.global-acquire-lock:" + schema).getBytes(StandardCharsets.UTF_8));
-            long k = 0;
-            for (int i = 0; i < 8; i++) {
-                k = (k << 8) | (digest[i] & 0xff);
-            }
-            return k;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return AdvisoryKeys.of("drover.global-acquire-lock:" + schema);
     }
 }

@@ -40,7 +40,7 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
                 + " where locked_by is null and due_at <= now() order by due_at, id limit ?";
         this.claim = "update " + tables.job()
                 + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
-                + " attempts = attempts + 1, version = version + 1"
+                + " version = version + 1"
                 + " where id = ? and version = ? and locked_by is null";
         this.readClaimed = "select " + AcquiredJob.COLUMNS + " from " + tables.job()
                 + " j where j.id = any(?) and j.locked_by = ? order by j.due_at, j.id";

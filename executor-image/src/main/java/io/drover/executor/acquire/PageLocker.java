@@ -37,7 +37,7 @@ final class PageLocker {
                 + (skipLocked ? " for update skip locked" : "")
                 + ") update " + tables.job() + " j"
                 + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
-                + " attempts = j.attempts + 1, version = j.version + 1"
+                + " version = j.version + 1"
                 + " from picked where j.id = picked.id and j.locked_by is null"
                 + " returning " + AcquiredJob.COLUMNS;
     }

@@ -3,7 +3,9 @@ package io.drover.executor.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.executor.config.Durations;
 import io.drover.executor.store.JobEnqueuer.NewJob;
+import io.drover.executor.store.JobLimits;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -14,7 +16,6 @@ import java.util.List;
 /** Turns API requests into jobs, collecting every field error (with its path) before any write. */
 final class JobRequestValidator {
     static final int MAX_TYPE_LENGTH = 200;
-    static final int MAX_PAYLOAD_CHARS = 1_000_000;
     static final int MAX_ATTEMPTS = 1000;
 
     private final int defaultMaxAttempts;
@@ -66,13 +67,15 @@ final class JobRequestValidator {
             errors.add(new FieldError(path + "type", "must be at most " + MAX_TYPE_LENGTH + " characters"));
         }
         String payload = payloadText(r.payload());
-        if (payload != null && payload.length() > MAX_PAYLOAD_CHARS) {
-            errors.add(new FieldError(path + "payload", "must be at most " + MAX_PAYLOAD_CHARS + " characters"));
+        if (payload != null) {
+            JobLimits.payloadProblem(payload.getBytes(StandardCharsets.UTF_8).length)
+                    .ifPresent(p -> errors.add(new FieldError(path + "payload", p)));
         }
         Instant dueAt = null;
         if (r.dueAt() != null) {
             try {
                 dueAt = OffsetDateTime.parse(r.dueAt()).toInstant();
+                JobLimits.dueAtProblem(dueAt, Instant.now()).ifPresent(p -> errors.add(new FieldError(path + "dueAt", p)));
             } catch (DateTimeParseException e) {
                 errors.add(new FieldError(path + "dueAt", "must be an ISO-8601 date-time with offset, e.g. 2026-11-22T10:00:00Z; got '" + r.dueAt() + "'"));
             }
@@ -84,8 +87,10 @@ final class JobRequestValidator {
         Duration repeat = null;
         if (r.repeatEvery() != null) {
             repeat = Durations.parse(r.repeatEvery()).orElse(null);
-            if (repeat == null || repeat.compareTo(Duration.ofSeconds(1)) < 0) {
-                errors.add(new FieldError(path + "repeatEvery", "must be a duration of at least 1s, e.g. PT1M or 60s; got '" + r.repeatEvery() + "'"));
+            if (repeat == null) {
+                errors.add(new FieldError(path + "repeatEvery", "must be a duration such as PT1M or 60s; got '" + r.repeatEvery() + "'"));
+            } else {
+                JobLimits.repeatProblem(repeat.toSeconds()).ifPresent(p -> errors.add(new FieldError(path + "repeatEvery", p)));
             }
         }
         return new NewJob(type, payload, dueAt, maxAttempts, repeat);

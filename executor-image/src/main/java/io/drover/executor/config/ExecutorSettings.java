@@ -4,7 +4,9 @@ import io.drover.executor.acquire.LockMode;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -29,7 +31,10 @@ public record ExecutorSettings(
         Duration retryBackoff,
         Duration retryBackoffMax,
         int completionBatchSize,
-        Duration shutdownGracePeriod) {
+        Duration shutdownGracePeriod,
+        Duration jobTimeout,
+        Map<String, Duration> jobTimeouts,
+        int maxCrashes) {
 
     // At most 50 characters: the notification channel "drover_<schema>" must fit PostgreSQL's
     // 63-byte identifier limit.
@@ -60,6 +65,14 @@ public record ExecutorSettings(
         positive(errors, "retryBackoff", retryBackoff);
         positive(errors, "retryBackoffMax", retryBackoffMax);
         positive(errors, "shutdownGracePeriod", shutdownGracePeriod);
+        positive(errors, "jobTimeout", jobTimeout);
+        atLeast(errors, "maxCrashes", maxCrashes, 1);
+        if (jobTimeouts == null) {
+            errors.add("jobTimeouts must be a map of job type to duration (empty for none)");
+        } else {
+            jobTimeouts.forEach((type, timeout) -> positive(errors, "jobTimeouts[" + type + "]", timeout));
+            jobTimeouts = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(jobTimeouts));
+        }
         if (lockExpiry != null && lockExpiry.compareTo(Duration.ofSeconds(4)) < 0) {
             // Locks are renewed every lockExpiry/4; below a second of renewal period a slow
             // database round trip could let a live node's locks lapse.
@@ -84,6 +97,39 @@ public record ExecutorSettings(
         if (value == null || value.isNegative() || value.isZero()) {
             errors.add(name + " must be a positive duration, got " + value);
         }
+    }
+
+    /** The jobTimeout of a job type: its own entry in jobTimeouts, else jobTimeout. */
+    public Duration jobTimeout(String type) {
+        return jobTimeouts.getOrDefault(type, jobTimeout);
+    }
+
+    /**
+     * How long an engine statement may wait for the database before its connection is given up
+     * (the JDBC socket timeout of the engine's connections): half of lockExpiry, so a call that
+     * hangs on a half-open connection after a failover is abandoned, and renewed on a fresh
+     * connection, before the node's locks run out.
+     */
+    public Duration databaseTimeout() {
+        return lockExpiry.dividedBy(2);
+    }
+
+    /**
+     * How long a lock is certainly this node's after the statement that took or renewed it was
+     * sent: lockExpiry less a margin for clock rate drift and scheduling (an eighth).
+     */
+    public Duration lease() {
+        return lockExpiry.minus(lockExpiry.dividedBy(8));
+    }
+
+    /**
+     * How long one of the engine's loops may go without progress before the node counts as stuck
+     * (liveness fails and the pod restarts): long enough for its longest legitimate wait (an idle
+     * acquisition interval, a global lock wait, a database call up to its timeout, twice).
+     */
+    public Duration stallTimeout() {
+        Duration longest = Collections.max(List.of(acquireInterval, globalLockWaitTime, lockExpiry));
+        return longest.plus(databaseTimeout()).multipliedBy(2).plusSeconds(30);
     }
 
     /** How often a node extends the expiry of the locks it holds. */
@@ -124,6 +170,9 @@ public record ExecutorSettings(
         private Duration retryBackoffMax = Duration.ofMinutes(10);
         private int completionBatchSize = 500;
         private Duration shutdownGracePeriod = Duration.ofSeconds(30);
+        private Duration jobTimeout = Duration.ofMinutes(15);
+        private Map<String, Duration> jobTimeouts = Map.of();
+        private int maxCrashes = 3;
 
         private Builder() {
         }
@@ -146,6 +195,9 @@ public record ExecutorSettings(
             retryBackoffMax = s.retryBackoffMax;
             completionBatchSize = s.completionBatchSize;
             shutdownGracePeriod = s.shutdownGracePeriod;
+            jobTimeout = s.jobTimeout;
+            jobTimeouts = s.jobTimeouts;
+            maxCrashes = s.maxCrashes;
         }
 
         public Builder nodeName(String v) { nodeName = v; return this; }
@@ -165,12 +217,15 @@ public record ExecutorSettings(
         public Builder retryBackoffMax(Duration v) { retryBackoffMax = v; return this; }
         public Builder completionBatchSize(int v) { completionBatchSize = v; return this; }
         public Builder shutdownGracePeriod(Duration v) { shutdownGracePeriod = v; return this; }
+        public Builder jobTimeout(Duration v) { jobTimeout = v; return this; }
+        public Builder jobTimeouts(Map<String, Duration> v) { jobTimeouts = v; return this; }
+        public Builder maxCrashes(int v) { maxCrashes = v; return this; }
 
         public ExecutorSettings build() {
             return new ExecutorSettings(nodeName, schema, lockMode, threads, virtualThreads, queueSize,
                     acquirePageSize, acquireInterval, globalLockWaitTime, globalLockPollInterval,
                     globalLockMaxHold, lockExpiry, maxAttempts, retryBackoff, retryBackoffMax,
-                    completionBatchSize, shutdownGracePeriod);
+                    completionBatchSize, shutdownGracePeriod, jobTimeout, jobTimeouts, maxCrashes);
         }
     }
 }

@@ -31,6 +31,8 @@ final class AcquisitionLoop {
     private final AcquisitionStrategy strategy;
     private final WorkerPool pool;
     private final HeldJobs held;
+    private final DatabaseHealth database;
+    private final Heartbeats.Beat beat;
     private final ExecutorMetrics metrics;
     private final int pageSize;
     private final long intervalMillis;
@@ -44,16 +46,21 @@ final class AcquisitionLoop {
     private volatile long lastSuccessNanos = System.nanoTime();
 
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
-                    ExecutorMetrics metrics, int pageSize, Duration interval, Tables tables, String nodeName) {
+                    DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
+                    Duration interval, Tables tables, String nodeName) {
         this.dataSource = dataSource;
         this.strategy = strategy;
         this.pool = pool;
         this.held = held;
+        this.database = database;
+        this.beat = heartbeats.register("acquisition");
         this.metrics = metrics;
         this.pageSize = Math.min(pageSize, pool.capacity());
         this.intervalMillis = interval.toMillis();
-        this.nextDueSql = "select (extract(epoch from (min(due_at) - now())) * 1000)::bigint from " + tables.job()
-                + " where locked_by is null";
+        // Clamped to a day either side, so whatever a row holds ('infinity', year 1700) the
+        // answer is a number of milliseconds.
+        this.nextDueSql = "select (extract(epoch from (greatest(least(min(due_at), now() + interval '1 day'),"
+                + " now() - interval '1 day') - now())) * 1000)::bigint from " + tables.job() + " where locked_by is null";
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
     }
 
@@ -67,6 +74,7 @@ final class AcquisitionLoop {
         int refillAt = Math.max(1, pageSize / 2);
         long errorBackoff = 100;
         while (!stopping) {
+            beat.beat();
             int reserved = 0;
             try {
                 reserved = pool.reserve(refillAt, pageSize, intervalMillis);
@@ -82,10 +90,12 @@ final class AcquisitionLoop {
                     acquisition = strategy.acquire(c, reserved);
                 }
                 lastSuccessNanos = System.nanoTime();
+                // The lease counts from before the statement was sent: the database set the
+                // expiry from its own clock, later than that.
+                held.acquired(acquisition.jobs(), start);
                 metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
                 problems.succeeded();
                 errorBackoff = 100;
-                held.addAll(acquisition.jobs());
                 pool.enqueue(acquisition.jobs());
                 pool.unreserve(reserved - acquisition.jobs().size());
                 reserved = 0;
@@ -97,6 +107,7 @@ final class AcquisitionLoop {
                 // stop() interrupts; the loop condition decides
             } catch (Exception e) {
                 pool.unreserve(reserved);
+                database.failed(e);
                 metrics.acquisitionError();
                 problems.failed(e);
                 sleepQuietly(errorBackoff);
@@ -118,6 +129,7 @@ final class AcquisitionLoop {
                 }
             }
         } catch (SQLException e) {
+            database.failed(e);
             problems.failed(e);
         }
         synchronized (wakeUp) {

@@ -25,6 +25,8 @@ final class CompletionLoop {
     private final DataSource dataSource;
     private final CompletionWriter writer;
     private final HeldJobs held;
+    private final DatabaseHealth database;
+    private final Heartbeats.Beat beat;
     private final ExecutorMetrics metrics;
     private final int maxBatch;
     private final ProblemLog problems = new ProblemLog(LOG, "Writing job outcomes");
@@ -32,11 +34,13 @@ final class CompletionLoop {
     private volatile boolean stopping;
     private volatile long hardDeadlineNanos = Long.MAX_VALUE;
 
-    CompletionLoop(DataSource dataSource, CompletionWriter writer, HeldJobs held, ExecutorMetrics metrics,
-                   int maxBatch, String nodeName) {
+    CompletionLoop(DataSource dataSource, CompletionWriter writer, HeldJobs held, DatabaseHealth database,
+                   Heartbeats heartbeats, ExecutorMetrics metrics, int maxBatch, String nodeName) {
         this.dataSource = dataSource;
         this.writer = writer;
         this.held = held;
+        this.database = database;
+        this.beat = heartbeats.register("completion");
         this.metrics = metrics;
         this.maxBatch = maxBatch;
         this.thread = Thread.ofPlatform().name("drover-completion-" + nodeName).unstarted(this::run);
@@ -57,6 +61,7 @@ final class CompletionLoop {
     private void run() {
         List<Outcome> batch = new ArrayList<>(maxBatch);
         while (!(stopping && outcomes.isEmpty()) && System.nanoTime() < hardDeadlineNanos) {
+            beat.beat();
             try {
                 Outcome first = outcomes.poll(50, TimeUnit.MILLISECONDS);
                 if (first == null) {
@@ -76,52 +81,39 @@ final class CompletionLoop {
         }
     }
 
-    private void writeUntilDone(List<Outcome> batch) throws InterruptedException {
-        CompletionWriter.Batch split = split(batch);
+    private void writeUntilDone(List<Outcome> outcomes) throws InterruptedException {
+        CompletionWriter.Batch batch = new CompletionWriter.Batch();
+        outcomes.forEach(o -> batch.add(o.entry()));
         long backoff = 100;
         while (true) {
+            beat.beat();
             try (Connection c = dataSource.getConnection()) {
-                int written = writer.write(c, split);
+                CompletionWriter.Result result = writer.write(c, batch);
                 problems.succeeded();
-                metrics.completionBatch(batch.size());
-                if (written < batch.size()) {
-                    int lost = batch.size() - written;
+                metrics.completionBatch(outcomes.size());
+                if (!result.refused().isEmpty()) {
+                    LOG.errorf("The database refused the outcome of jobs %s; they were moved to dead letters with"
+                            + " its reason", result.refused());
+                }
+                int lost = outcomes.size() - result.written();
+                if (lost > 0) {
                     metrics.locksLost(lost);
                     LOG.warnf("%d of %d job outcomes found their lock gone (expired and taken by another"
-                            + " node): those jobs may have run twice. Consider a longer lockExpiry.", lost, batch.size());
+                            + " node): those jobs may have run twice", lost, outcomes.size());
                 }
-                held.removeAll(batch.stream().map(o -> o.job().id()).toList());
+                held.removeAll(outcomes.stream().map(o -> o.job().id()).toList());
                 return;
             } catch (Exception e) {
+                database.failed(e);
                 problems.failed(e);
                 if (System.nanoTime() >= hardDeadlineNanos) {
-                    batch.clear(); // reported by run(); locks expire and the jobs run again
+                    outcomes.clear(); // reported by run(); locks expire and the jobs run again
                     return;
                 }
                 Thread.sleep(backoff);
                 backoff = Math.min(backoff * 2, 5000);
             }
         }
-    }
-
-    static CompletionWriter.Batch split(List<Outcome> batch) {
-        var b = new CompletionWriter.Batch(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
-                new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        for (Outcome o : batch) {
-            switch (o) {
-                case Outcome.Succeeded s -> (s.job().recurring() ? b.doneRecurring() : b.done()).add(s.job().id());
-                case Outcome.Retry r -> {
-                    b.retryIds().add(r.job().id());
-                    b.retryDelays().add(r.delayMillis());
-                    b.retryErrors().add(r.error());
-                }
-                case Outcome.DeadLetter d -> {
-                    b.deadIds().add(d.job().id());
-                    b.deadErrors().add(d.reason());
-                }
-            }
-        }
-        return b;
     }
 
     /** Writes everything submitted so far, giving up at the deadline. */

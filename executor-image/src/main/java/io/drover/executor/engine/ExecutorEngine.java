@@ -11,6 +11,7 @@ import io.drover.executor.handler.HandlerRegistry;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.CompletionWriter;
+import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.LockMaintenance;
 import io.drover.executor.store.Tables;
 import org.jboss.logging.Logger;
@@ -18,12 +19,19 @@ import org.jboss.logging.Logger;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One executor node: acquisition loop -> bounded queue -> workers -> batched completion, with
- * a lock keeper beside them. Framework-free so that the Quarkus service, the benchmark tool
- * and the tests all run the same engine; see docs/engine.md for the design.
+ * One executor node: acquisition loop -> bounded queue -> workers (each start confirmed by a
+ * start mark) -> batched completion, with lock renewal, the expired-lock sweep and the node's
+ * session beside them. Framework-free so that the Quarkus service, the benchmark tool and the
+ * tests all run the same engine; see docs/engine.md for the design and docs/reliability.md for
+ * what it does under faults.
+ *
+ * <p>The data source should be the engine's own (the service builds one with
+ * {@code EnginePool}): every loop then gets its connection when it needs it, whatever the
+ * handlers and the API do with theirs, and every call has a network timeout.
  */
 public final class ExecutorEngine implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ExecutorEngine.class);
@@ -32,13 +40,17 @@ public final class ExecutorEngine implements AutoCloseable {
     private final DataSource dataSource;
     private final String owner;
     private final ExecutorMetrics metrics;
-    private final HeldJobs held = new HeldJobs();
+    private final HeldJobs held;
+    private final DatabaseHealth database = new DatabaseHealth();
+    private final Heartbeats heartbeats = new Heartbeats();
     private final LockMaintenance maintenance;
     private final CompletionLoop completions;
+    private final JobStarter starter;
     private final WorkerPool pool;
     private final AcquisitionLoop acquirer;
-    private final LockKeeper lockKeeper;
-    private final JobNotificationListener listener;
+    private final LockRenewer renewer;
+    private final ExpiredLockSweeper sweeper;
+    private final NodeSession session;
     private volatile State state = State.NEW;
 
     public enum State { NEW, RUNNING, STOPPING, STOPPED }
@@ -49,24 +61,33 @@ public final class ExecutorEngine implements AutoCloseable {
         this.dataSource = dataSource;
         this.metrics = metrics;
         this.owner = NodeNames.lockOwner(settings.nodeName());
+        this.held = new HeldJobs(settings.lease().toNanos());
         Tables tables = new Tables(settings.schema());
         String node = settings.nodeName();
-        this.maintenance = new LockMaintenance(tables, owner, node, settings.lockExpiry());
-        this.completions = new CompletionLoop(dataSource, new CompletionWriter(tables, owner), held, metrics,
-                settings.completionBatchSize(), node);
+        this.maintenance = new LockMaintenance(tables, owner, node, settings.lockExpiry(), settings.maxCrashes());
+        this.completions = new CompletionLoop(dataSource, new CompletionWriter(tables, owner), held, database,
+                heartbeats, metrics, settings.completionBatchSize(), node);
+        this.starter = new JobStarter(dataSource, new JobStarts(tables, owner, settings.lockExpiry()), held, database,
+                heartbeats, settings.lockRenewInterval().toMillis(), node);
         JobRunner runner = new JobRunner(handlers,
-                new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics);
+                new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics, node);
         this.pool = new WorkerPool(settings.threads(), settings.queueSize(), settings.virtualThreads(), node,
-                runner, completions::submit);
+                runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit, metrics);
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, tables, owner, metrics), pool, held,
-                metrics, settings.acquirePageSize(), settings.acquireInterval(), tables, node);
-        this.lockKeeper = new LockKeeper(dataSource, maintenance, held, metrics, settings.lockRenewInterval(),
-                settings.expiredLockSweepInterval(), node);
-        this.listener = new JobNotificationListener(dataSource, tables.channel(), acquirer::wakeUp, node);
+                database, heartbeats, metrics, settings.acquirePageSize(), settings.acquireInterval(), tables, node);
+        this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
+                settings.lockRenewInterval(), node);
+        // Quiet period: two renewal rounds, so every live node renewed after an outage first.
+        this.sweeper = new ExpiredLockSweeper(dataSource, maintenance, held, database, heartbeats, metrics,
+                settings.expiredLockSweepInterval(), settings.lockRenewInterval().multipliedBy(2), node);
+        this.session = new NodeSession(dataSource, settings.schema(), tables.channel(), owner, acquirer::wakeUp,
+                database, heartbeats, node);
         metrics.gauge("drover.queue.depth", "Jobs acquired and waiting for a worker", pool::queued);
         metrics.gauge("drover.queue.capacity", "The queueSize setting", pool::capacity);
         metrics.gauge("drover.threads.busy", "Workers running a job", pool::busy);
         metrics.gauge("drover.threads", "The threads setting", settings::threads);
+        metrics.gauge("drover.threads.stuck", "Workers given up in handlers that ignored their timeout's interrupt",
+                pool::stuck);
         metrics.gauge("drover.jobs.held", "Jobs locked by this node (queued, running or completing)", held::size);
         metrics.gauge("drover.completion.pending", "Job outcomes waiting to be written", completions::pending);
     }
@@ -85,23 +106,41 @@ public final class ExecutorEngine implements AutoCloseable {
         if (state != State.NEW) {
             throw new IllegalStateException("engine already " + state);
         }
+        // Presence first: from now on a node starting with this name sees this one alive.
+        session.start();
+        try {
+            if (!session.awaitPresence(Duration.ofSeconds(10))) {
+                LOG.warn("The node's session did not connect within 10 s; starting anyway (it keeps trying)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         releasePredecessorLocks();
         completions.start();
+        starter.start();
         pool.start();
-        lockKeeper.start();
+        renewer.start();
+        sweeper.start();
         acquirer.start();
-        listener.start();
         state = State.RUNNING;
-        LOG.infof("Drover node %s started: lockMode=%s threads=%d%s queueSize=%d acquirePageSize=%d lockExpiry=%s",
-                owner, settings.lockMode(), settings.threads(), settings.virtualThreads() ? " (virtual)" : "",
-                settings.queueSize(), settings.acquirePageSize(), settings.lockExpiry());
+        LOG.infof("Drover node %s started: lockMode=%s threads=%d%s queueSize=%d acquirePageSize=%d lockExpiry=%s"
+                        + " jobTimeout=%s maxCrashes=%d", owner, settings.lockMode(), settings.threads(),
+                settings.virtualThreads() ? " (virtual)" : "", settings.queueSize(), settings.acquirePageSize(),
+                settings.lockExpiry(), settings.jobTimeout(), settings.maxCrashes());
     }
 
     private void releasePredecessorLocks() {
         try (Connection c = dataSource.getConnection()) {
-            int released = maintenance.releasePredecessors(c);
-            if (released > 0) {
-                LOG.infof("Released %d jobs still locked by an earlier run of node %s", released, settings.nodeName());
+            for (LockMaintenance.Predecessor p : maintenance.releasePredecessors(c)) {
+                if (p.released() == null) {
+                    LOG.warnf("Jobs locked by %s, a live node with this node's name %s, are left alone: node names"
+                            + " should be unique among live nodes sharing a schema", p.owner(), settings.nodeName());
+                } else if (p.released().total() > 0) {
+                    metrics.locksRecovered(p.released().unlocked(), p.released().crashed(), p.released().poisoned());
+                    LOG.infof("Released %d jobs of %s, an earlier run of this node that is gone: %d were running"
+                            + " (a crash each), %d moved to dead letters as poison", p.released().total(), p.owner(),
+                            p.released().crashed() + p.released().poisoned(), p.released().poisoned());
+                }
             }
         } catch (Exception e) {
             LOG.warnf("Could not release locks of earlier runs of node %s (they will expire instead): %s",
@@ -112,7 +151,7 @@ public final class ExecutorEngine implements AutoCloseable {
     /**
      * Graceful stop: stop acquiring; hand queued, unstarted jobs back to the fleet at once; let
      * running jobs finish within {@code shutdownGracePeriod}; write every outcome; stop renewing
-     * locks last.
+     * locks, then the session (the presence lock), last.
      */
     @Override
     public synchronized void close() {
@@ -123,16 +162,18 @@ public final class ExecutorEngine implements AutoCloseable {
         state = State.STOPPING;
         long deadline = System.nanoTime() + settings.shutdownGracePeriod().toNanos();
         try {
-            listener.stop();
             acquirer.stop();
             releaseUnstarted(pool.stopAndDrainQueued());
             if (!pool.awaitRunningJobs(deadline)) {
                 LOG.warnf("Jobs still running after shutdownGracePeriod %s were interrupted",
                         settings.shutdownGracePeriod());
             }
+            starter.stop();
             // Outcomes get a little time past the grace period: losing them means re-running jobs.
             completions.stop(Math.max(deadline, System.nanoTime()) + Duration.ofSeconds(10).toNanos());
-            lockKeeper.stop();
+            sweeper.stop();
+            renewer.stop();
+            session.stop();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -169,6 +210,23 @@ public final class ExecutorEngine implements AutoCloseable {
     /** True while running and acquisition has not been failing for longer than {@code window}. */
     public boolean acquiring(Duration window) {
         return state == State.RUNNING && acquirer.healthy(window);
+    }
+
+    /**
+     * Why this node cannot do its work any more (empty when it can): a loop that stopped making
+     * progress, or workers all stuck. Liveness reports these, so the node is restarted instead
+     * of holding its jobs while it looks healthy.
+     */
+    public List<String> stuck() {
+        if (state != State.RUNNING) {
+            return state == State.STOPPED ? List.of("engine stopped") : List.of();
+        }
+        List<String> problems = new ArrayList<>(heartbeats.silentFor(settings.stallTimeout().toNanos()));
+        String workers = pool.problem();
+        if (workers != null) {
+            problems.add(workers);
+        }
+        return problems;
     }
 
     public String owner() {

@@ -1,18 +1,25 @@
 package io.drover.executor.engine;
 
 import io.drover.executor.handler.HandlerRegistry;
+import io.drover.executor.handler.JobContext;
 import io.drover.executor.handler.JobHandler;
 import io.drover.executor.handler.PermanentJobFailure;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
+import io.drover.executor.store.JobLimits;
+import io.drover.executor.store.JobStarts;
+import io.drover.executor.store.Text;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Runs one job and turns whatever happens into an {@link Outcome}. It catches every
- * Throwable: nothing a handler does may kill a worker thread or the node.
+ * Decides what happens to a job: before it starts (rows that must not run), when its handler
+ * returns or throws (it catches every Throwable: nothing a handler does may kill a worker), and
+ * when it timed out.
  */
 final class JobRunner {
     static final int MAX_ERROR_CHARS = 4000;
@@ -20,60 +27,122 @@ final class JobRunner {
     private final HandlerRegistry handlers;
     private final RetryPolicy retryPolicy;
     private final ExecutorMetrics metrics;
+    private final String nodeName;
 
-    JobRunner(HandlerRegistry handlers, RetryPolicy retryPolicy, ExecutorMetrics metrics) {
+    JobRunner(HandlerRegistry handlers, RetryPolicy retryPolicy, ExecutorMetrics metrics, String nodeName) {
         this.handlers = handlers;
         this.retryPolicy = retryPolicy;
         this.metrics = metrics;
+        this.nodeName = nodeName;
     }
 
-    Outcome run(AcquiredJob job) {
+    /**
+     * The outcome of a job that must not start, or null when it may. Rows written with plain
+     * SQL can hold what the API refuses ({@link JobLimits}): they are dead-lettered with the
+     * reason, before any attempt is charged. A type this node has no handler for is handed back
+     * for a while (an older node during a rolling upgrade), then dead-lettered.
+     */
+    Outcome precheck(AcquiredJob job) {
+        Outcome o = decideBeforeStart(job);
+        if (o != null) {
+            metrics.handled(job.type(), o.name());
+        }
+        return o;
+    }
+
+    private Outcome decideBeforeStart(AcquiredJob job) {
+        Optional<String> problem = JobLimits.dueAtProblem(job.dueAt(), Instant.now());
+        if (problem.isPresent()) {
+            return new Outcome.DeadLetter(job, "dueAt is out of range: " + problem.get());
+        }
+        if (job.recurring() && (problem = JobLimits.repeatProblem(job.repeatSeconds())).isPresent()) {
+            return new Outcome.DeadLetter(job, "repeat interval is out of range: " + problem.get());
+        }
+        if ((problem = JobLimits.payloadProblem(job.payloadBytes())).isPresent()) {
+            return new Outcome.DeadLetter(job, "payload is too large: " + problem.get());
+        }
+        if (handlers.find(job.type()).isEmpty()) {
+            String type = Text.storable(job.type());
+            if (job.deferrals() + 1 >= RetryPolicy.MAX_DEFERRALS) {
+                return new Outcome.DeadLetter(job, "no handler for job type '" + type + "': handed back "
+                        + (job.deferrals() + 1) + " times by the nodes that took it; node " + nodeName
+                        + " has handlers for " + handlers.types());
+            }
+            return new Outcome.Deferred(job, RetryPolicy.DEFER_DELAY.toMillis(), "no handler for job type '" + type
+                    + "' on node " + nodeName + " (it has " + handlers.types() + "); handed back for another node");
+        }
+        return null;
+    }
+
+    /** Runs a started job's handler. */
+    Outcome run(AcquiredJob job, JobStarts.Started started) {
         metrics.started(job.dueAt());
         long start = System.nanoTime();
-        Outcome outcome = execute(job);
-        String name = switch (outcome) {
-            case Outcome.Succeeded s -> "succeeded";
-            case Outcome.Retry r -> "retried";
-            case Outcome.DeadLetter d -> "dead_lettered";
-        };
-        metrics.executed(job.type(), name, System.nanoTime() - start);
+        Outcome outcome = execute(job, started);
+        metrics.executed(job.type(), outcome.name(), System.nanoTime() - start);
         return outcome;
     }
 
-    private Outcome execute(AcquiredJob job) {
+    private Outcome execute(AcquiredJob job, JobStarts.Started started) {
         Optional<JobHandler> handler = handlers.find(job.type());
-        if (handler.isEmpty()) {
-            return new Outcome.DeadLetter(job, "no handler for job type '" + job.type().replace("\u0000", "\\0")
-                    + "'; this node has handlers for " + handlers.types());
+        if (handler.isEmpty()) { // precheck ran first; kept so this method stands on its own
+            return decideBeforeStart(job);
         }
+        JobContext context = new JobContext(job.id(), job.type(), started.payload(), started.attempt(),
+                job.maxAttempts(), job.dueAt());
         try {
-            handler.get().execute(job.context());
+            handler.get().execute(context);
             return new Outcome.Succeeded(job);
         } catch (PermanentJobFailure e) {
             return new Outcome.DeadLetter(job, describe(e));
         } catch (InterruptedException e) {
-            // Only a shutdown past its grace period interrupts workers: give the job back.
+            // Interrupts come from a shutdown past its grace period (a timeout is decided by
+            // the worker pool, which replaces this outcome): the run was cut short, not failed.
             Thread.currentThread().interrupt();
-            return new Outcome.Retry(job, 0, "interrupted by executor shutdown");
+            return new Outcome.Retry(job, 0, "interrupted by executor shutdown", true);
         } catch (Throwable t) {
-            String error = describe(t);
-            if (job.attempt() >= job.maxAttempts()) {
-                return new Outcome.DeadLetter(job, "failed " + job.attempt() + " of " + job.maxAttempts()
-                        + " attempts; last error: " + error);
-            }
-            return new Outcome.Retry(job, retryPolicy.delayMillis(job.attempt()), error);
+            return failed(job, started.attempt(), describe(t));
         }
+    }
+
+    /** A failed attempt: retried with backoff, dead-lettered when attempts are used up; a recurring timer goes to its next slot. */
+    Outcome failed(AcquiredJob job, int attempt, String error) {
+        if (job.recurring()) {
+            return new Outcome.NextSlotAfterFailure(job, error);
+        }
+        if (attempt >= job.maxAttempts()) {
+            return new Outcome.DeadLetter(job, "failed " + attempt + " of " + job.maxAttempts()
+                    + " attempts; last error: " + error);
+        }
+        return new Outcome.Retry(job, retryPolicy.delayMillis(attempt), error, false);
+    }
+
+    /** A run that outlived its jobTimeout: a failed attempt. */
+    Outcome timedOut(AcquiredJob job, int attempt, Duration timeout, boolean stoppedWhenInterrupted) {
+        Outcome o = failed(job, attempt, "timed out after " + timeout + (stoppedWhenInterrupted
+                ? " (jobTimeout); the handler was interrupted"
+                : " (jobTimeout) and did not stop when interrupted; its worker thread was replaced"));
+        metrics.handled(job.type(), o.name());
+        return o;
+    }
+
+    /** A job the engine itself failed on (a bug): given back to run again, never lost, its attempt refunded if it started. */
+    Outcome internalError(AcquiredJob job, Throwable t, boolean started) {
+        return new Outcome.Retry(job, retryPolicy.delayMillis(1), "executor error: " + describe(t), started);
     }
 
     /**
      * The exception and a bounded stack trace: enough to debug a dead letter, never megabytes.
-     * NUL characters are escaped: PostgreSQL text cannot hold them, and one such message would
-     * fail every write of its completion batch.
      */
     static String describe(Throwable t) {
         StringWriter out = new StringWriter();
-        t.printStackTrace(new PrintWriter(out));
-        String text = out.toString().replace("\u0000", "\\0");
+        try {
+            t.printStackTrace(new PrintWriter(out));
+        } catch (RuntimeException | Error e) { // a throwable whose toString() or stack throws
+            out = new StringWriter().append(t.getClass().getName()).append(" (its description failed: ")
+                    .append(e.getClass().getName()).append(")");
+        }
+        String text = Text.storable(out.toString());
         return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "\n\t...";
     }
 }

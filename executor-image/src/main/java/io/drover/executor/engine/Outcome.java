@@ -1,20 +1,74 @@
 package io.drover.executor.engine;
 
 import io.drover.executor.store.AcquiredJob;
+import io.drover.executor.store.CompletionWriter;
+import io.drover.executor.store.CompletionWriter.Kind;
 
-/** What became of one execution; written to the database in batches by the completion loop. */
+/** What became of one job taken from the queue; written to the database in batches by the completion loop. */
 public sealed interface Outcome {
     AcquiredJob job();
 
-    /** Done: deleted, or for a recurring timer rescheduled to its next slot. */
+    /** The row change this outcome makes. */
+    CompletionWriter.Entry entry();
+
+    /** For metrics: succeeded, retried, deferred, dead_lettered. */
+    String name();
+
+    /** Done: deleted, or for a recurring timer moved to its next slot with its counters reset. */
     record Succeeded(AcquiredJob job) implements Outcome {
+        public CompletionWriter.Entry entry() {
+            return new CompletionWriter.Entry(job.recurring() ? Kind.NEXT_SLOT : Kind.DONE, job.id(), 0, null, false);
+        }
+
+        public String name() {
+            return "succeeded";
+        }
     }
 
-    /** Failed with attempts left: unlocked and due again after the backoff. */
-    record Retry(AcquiredJob job, long delayMillis, String error) implements Outcome {
+    /**
+     * Failed with attempts left: unlocked and due again after the delay. {@code refund} gives
+     * the attempt back: the node cut the run short (shutdown), the handler did not fail.
+     */
+    record Retry(AcquiredJob job, long delayMillis, String error, boolean refund) implements Outcome {
+        public CompletionWriter.Entry entry() {
+            return new CompletionWriter.Entry(Kind.RETRY, job.id(), delayMillis, error, refund);
+        }
+
+        public String name() {
+            return "retried";
+        }
     }
 
-    /** Failed for good (attempts used up, unknown type, bad payload): moved to dead letters. */
+    /** A recurring timer's run failed: its next slot on its grid; a timer is never ended by failures. */
+    record NextSlotAfterFailure(AcquiredJob job, String error) implements Outcome {
+        public CompletionWriter.Entry entry() {
+            return new CompletionWriter.Entry(Kind.NEXT_SLOT_FAILED, job.id(), 0, error, false);
+        }
+
+        public String name() {
+            return "retried";
+        }
+    }
+
+    /** Handed back unrun, due again after the delay: this node has no handler for its type. */
+    record Deferred(AcquiredJob job, long delayMillis, String reason) implements Outcome {
+        public CompletionWriter.Entry entry() {
+            return new CompletionWriter.Entry(Kind.DEFER, job.id(), delayMillis, reason, false);
+        }
+
+        public String name() {
+            return "deferred";
+        }
+    }
+
+    /** Failed for good (attempts used up, permanent failure, a row out of range): moved to dead letters. */
     record DeadLetter(AcquiredJob job, String reason) implements Outcome {
+        public CompletionWriter.Entry entry() {
+            return new CompletionWriter.Entry(Kind.DEAD, job.id(), 0, reason, false);
+        }
+
+        public String name() {
+            return "dead_lettered";
+        }
     }
 }

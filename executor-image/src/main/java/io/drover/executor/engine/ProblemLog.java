@@ -19,11 +19,21 @@ final class ProblemLog {
 
     synchronized void failed(Throwable e) {
         failures++;
-        String message = e.getClass().getSimpleName() + ": " + e.getMessage();
+        String message = describe(e);
         if (!message.equals(current)) {
             current = message;
             log.warnf("%s failing (retrying with backoff): %s", activity, message);
         }
+    }
+
+    /** The exception and, when it wraps another (a driver error around a socket timeout), the root cause. */
+    static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = e.getClass().getSimpleName() + ": " + e.getMessage();
+        return root == e ? text : text + " (cause: " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }
 
     synchronized void succeeded() {

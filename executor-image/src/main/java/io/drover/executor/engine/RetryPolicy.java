@@ -6,8 +6,17 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Exponential backoff: {@code retryBackoff * 2^(attempt-1)}, capped at {@code retryBackoffMax},
  * with +-20% jitter so jobs that failed together (a downstream outage) do not retry together.
+ * And how long a job of a type this node cannot run is handed back for.
  */
 public final class RetryPolicy {
+    /**
+     * A job of a type no handler here knows is handed back, due again after this delay: during a
+     * rolling upgrade that adds the type, an old node may take it before a new one does.
+     */
+    static final Duration DEFER_DELAY = Duration.ofMinutes(1);
+    /** After this many hand-backs (about an hour at {@link #DEFER_DELAY}) no node is coming that can run it. */
+    static final int MAX_DEFERRALS = 60;
+
     private final long baseMillis;
     private final long maxMillis;
 

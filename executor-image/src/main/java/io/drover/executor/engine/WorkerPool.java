@@ -1,74 +1,292 @@
 package io.drover.executor.engine;
 
+import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
+import io.drover.executor.store.JobStarts;
+import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * A bounded queue of {@code queueSize} in front of {@code threads} workers.
  *
  * <p>The acquirer reserves queue slots before it acquires, so a page it locked always fits:
  * nothing is ever rejected, dropped or run on the acquiring thread (a caller-runs dispatcher
- * stops acquiring while it executes and starves every idle worker). A worker frees a slot
- * as soon as it takes a job, which is what wakes a waiting acquirer.
+ * stops acquiring while it executes and starves every idle worker). A worker frees a slot as
+ * soon as it takes a job, which is what wakes a waiting acquirer.
+ *
+ * <p>Every job a worker takes ends in exactly one way: an outcome for the completion loop, or
+ * dropped from the held jobs because its lock is gone. Nothing escapes a worker: a Throwable
+ * outside the handler (a bug of ours) becomes a retry, and a worker thread that dies anyway is
+ * replaced. A run that outlives its {@code jobTimeout} is interrupted; one that ignores the
+ * interrupt is given up after a grace period, its outcome written for it and its worker
+ * replaced, so a hung handler costs a thread, never the node's queue.
  */
 final class WorkerPool {
+    private static final Logger LOG = Logger.getLogger(WorkerPool.class);
+    /** How long an interrupted run that timed out has to stop before its worker is given up. */
+    static final Duration TIMEOUT_GRACE = Duration.ofSeconds(5);
+    private static final long WATCH_MILLIS = 200;
+
+    private static final int RUNNING = 0;
+    private static final int DONE = 1;
+    private static final int TIMED_OUT = 2;
+    private static final int ABANDONED = 3;
+
     private final BlockingQueue<AcquiredJob> queue;
     private final Semaphore freeSlots;
     private final int queueSize;
-    private final List<Thread> workers = new ArrayList<>();
+    private final int threads;
+    private final Thread.Builder builder;
+    private final JobRunner runner;
+    private final JobStarter starter;
+    private final HeldJobs held;
+    private final ExecutionGate gate = new ExecutionGate();
+    private final Function<String, Duration> timeoutOf;
+    private final int maxCrashes;
+    private final Consumer<Outcome> completions;
+    private final ExecutorMetrics metrics;
+    private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger busy = new AtomicInteger();
+    private final AtomicInteger stuck = new AtomicInteger();
+    private final Thread watch;
     private volatile boolean stopping;
 
-    WorkerPool(int threads, int queueSize, boolean virtualThreads, String nodeName,
-               JobRunner runner, Consumer<Outcome> completions) {
-        this.queueSize = queueSize;
-        this.queue = new ArrayBlockingQueue<>(queueSize);
-        this.freeSlots = new Semaphore(queueSize);
-        Thread.Builder builder = virtualThreads
-                ? Thread.ofVirtual().name("drover-worker-" + nodeName + "-", 0)
-                : Thread.ofPlatform().daemon(false).name("drover-worker-" + nodeName + "-", 0);
-        for (int i = 0; i < threads; i++) {
-            workers.add(builder.unstarted(() -> work(runner, completions)));
+    /** One run of one job, watched for its timeout. */
+    private static final class Execution {
+        final Worker worker;
+        final AcquiredJob job;
+        final int attempt;
+        final Duration timeout;
+        final long deadline;
+        final boolean solo;
+        final AtomicInteger state = new AtomicInteger(RUNNING);
+        volatile long graceDeadline;
+
+        Execution(Worker worker, AcquiredJob job, int attempt, Duration timeout, boolean solo) {
+            this.worker = worker;
+            this.job = job;
+            this.attempt = attempt;
+            this.timeout = timeout;
+            this.deadline = System.nanoTime() + timeout.toNanos();
+            this.solo = solo;
         }
     }
 
-    void start() {
-        workers.forEach(Thread::start);
+    private final class Worker implements Runnable {
+        Thread thread;
+        volatile Execution current;
+        volatile boolean abandoned;
+
+        @Override
+        public void run() {
+            try {
+                while (!abandoned) {
+                    AcquiredJob job;
+                    try {
+                        job = queue.poll(100, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        if (stopping) {
+                            return;
+                        }
+                        continue;
+                    }
+                    if (job == null) {
+                        if (stopping) {
+                            return;
+                        }
+                        continue;
+                    }
+                    freeSlots.release();
+                    process(this, job);
+                    Thread.interrupted(); // an interrupted handler must not poison the next job
+                }
+            } finally {
+                workers.remove(this);
+                if (!abandoned && !stopping) {
+                    // Only a bug can get here (process() catches everything): keep the pool full.
+                    LOG.errorf("Worker %s ended unexpectedly; starting a replacement", thread.getName());
+                    startWorker();
+                }
+            }
+        }
     }
 
-    private void work(JobRunner runner, Consumer<Outcome> completions) {
-        while (true) {
-            AcquiredJob job;
+    WorkerPool(int threads, int queueSize, boolean virtualThreads, String nodeName, JobRunner runner,
+               JobStarter starter, HeldJobs held, Function<String, Duration> timeoutOf, int maxCrashes,
+               Consumer<Outcome> completions, ExecutorMetrics metrics) {
+        this.threads = threads;
+        this.queueSize = queueSize;
+        this.queue = new ArrayBlockingQueue<>(queueSize);
+        this.freeSlots = new Semaphore(queueSize);
+        this.runner = runner;
+        this.starter = starter;
+        this.held = held;
+        this.timeoutOf = timeoutOf;
+        this.maxCrashes = maxCrashes;
+        this.completions = completions;
+        this.metrics = metrics;
+        this.builder = virtualThreads
+                ? Thread.ofVirtual().name("drover-worker-" + nodeName + "-", 0)
+                : Thread.ofPlatform().daemon(false).name("drover-worker-" + nodeName + "-", 0);
+        this.watch = Thread.ofPlatform().daemon().name("drover-timeouts-" + nodeName).unstarted(this::watchTimeouts);
+    }
+
+    void start() {
+        for (int i = 0; i < threads; i++) {
+            startWorker();
+        }
+        watch.start();
+    }
+
+    private void startWorker() {
+        Worker w = new Worker();
+        w.thread = builder.unstarted(w);
+        workers.add(w);
+        w.thread.start();
+    }
+
+    private void process(Worker w, AcquiredJob job) {
+        boolean started = false;
+        boolean settled = false;
+        try {
+            if (!held.leaseValid(job.id())) {
+                // Its lock lapsed while it waited (renewals failed, or this node was frozen) or was
+                // found lost (then the renewer dropped and counted it): another node may have it.
+                if (held.remove(job.id())) {
+                    metrics.notStarted(1);
+                }
+                settled = true;
+                return;
+            }
+            Outcome early = runner.precheck(job);
+            if (early != null) {
+                settle(early);
+                settled = true;
+                return;
+            }
+            boolean solo = maxCrashes > 1 && job.crashes() >= maxCrashes - 1;
+            gate.enter(solo);
+            boolean inGate = true;
             try {
-                job = queue.poll(100, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                if (stopping) {
+                JobStarts.Started s = starter.start(job);
+                if (s == null || !held.leaseValid(job.id())) {
+                    if (held.remove(job.id())) { // its lock is gone: whoever holds it now runs it
+                        metrics.notStarted(1);
+                    }
+                    settled = true;
                     return;
                 }
-                continue;
-            }
-            if (job == null) {
-                if (stopping) {
-                    return;
+                started = true;
+                Execution ex = new Execution(w, job, s.attempt(), timeoutOf.apply(job.type()), solo);
+                w.current = ex;
+                busy.incrementAndGet();
+                Outcome outcome;
+                try {
+                    outcome = runner.run(job, s);
+                } finally {
+                    busy.decrementAndGet();
+                    synchronized (w) { // the watch interrupts only the run it timed out, never the next
+                        w.current = null;
+                    }
                 }
-                continue;
-            }
-            freeSlots.release();
-            busy.incrementAndGet();
-            try {
-                completions.accept(runner.run(job));
+                if (ex.state.compareAndSet(RUNNING, DONE)) {
+                    settle(outcome);
+                } else if (ex.state.compareAndSet(TIMED_OUT, DONE)) {
+                    // Interrupted at its timeout: a run that still succeeded counts (running it
+                    // again would run it twice); any other ending is the timeout's failure.
+                    settle(outcome instanceof Outcome.Succeeded ? outcome
+                            : runner.timedOut(job, ex.attempt, ex.timeout, true));
+                } else {
+                    // Given up by the timeout watch, which wrote the outcome and left the gate.
+                    inGate = false;
+                    stuck.decrementAndGet();
+                    LOG.infof("Job %d finally returned %s after its worker was given up", job.id(),
+                            outcome.name());
+                }
+                settled = true;
             } finally {
-                busy.decrementAndGet();
-                Thread.interrupted(); // an interrupted handler must not poison the next job
+                if (inGate) {
+                    gate.exit(solo);
+                }
             }
+        } catch (InterruptedException e) {
+            // Shutdown interrupted a wait before the job started: it stays held and is released.
+            Thread.currentThread().interrupt();
+            if (!settled && !started) {
+                settle(new Outcome.Retry(job, 0, "executor shut down before it started", false));
+                settled = true;
+            }
+        } catch (Throwable t) {
+            LOG.errorf(t, "Executor error on job %d; it is given back to run again", job.id());
+            if (!settled) {
+                settle(runner.internalError(job, t, started));
+            }
+        }
+    }
+
+    private void settle(Outcome outcome) {
+        held.completing(outcome.job().id());
+        completions.accept(outcome);
+    }
+
+    /** The timeout watch: interrupts runs past their jobTimeout, gives up workers that ignore it. */
+    private void watchTimeouts() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(WATCH_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Worker w : workers) {
+                Execution ex = w.current;
+                if (ex == null) {
+                    continue;
+                }
+                try {
+                    if (now - ex.deadline > 0 && ex.state.compareAndSet(RUNNING, TIMED_OUT)) {
+                        ex.graceDeadline = now + TIMEOUT_GRACE.toNanos();
+                        metrics.timedOut(ex.job.type());
+                        LOG.warnf("Job %d (%s) ran past its jobTimeout %s: interrupting it", ex.job.id(),
+                                ex.job.type(), ex.timeout);
+                        synchronized (w) {
+                            if (w.current == ex) {
+                                w.thread.interrupt();
+                            }
+                        }
+                    } else if (ex.state.get() == TIMED_OUT && now - ex.graceDeadline > 0
+                            && ex.state.compareAndSet(TIMED_OUT, ABANDONED)) {
+                        giveUp(w, ex);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.errorf(e, "Timeout watch failed on job %d", ex.job.id());
+                }
+            }
+        }
+    }
+
+    private void giveUp(Worker w, Execution ex) {
+        stuck.incrementAndGet();
+        w.abandoned = true;
+        workers.remove(w);
+        settle(runner.timedOut(ex.job, ex.attempt, ex.timeout, false));
+        gate.exit(ex.solo);
+        LOG.errorf("Job %d (%s) ignored the interrupt after its jobTimeout %s: its worker %s is given up"
+                + " (%d stuck) and replaced", ex.job.id(), ex.job.type(), ex.timeout, w.thread.getName(), stuck.get());
+        if (!stopping) {
+            startWorker();
         }
     }
 
@@ -113,20 +331,21 @@ final class WorkerPool {
 
     /** Waits for running jobs to finish; interrupts the ones still running at the deadline. */
     boolean awaitRunningJobs(long deadlineNanos) throws InterruptedException {
-        for (Thread worker : workers) {
+        for (Worker w : List.copyOf(workers)) {
             long left = deadlineNanos - System.nanoTime();
             if (left > 0) {
-                worker.join(java.time.Duration.ofNanos(left));
+                w.thread.join(Duration.ofNanos(left));
             }
         }
-        boolean allDone = workers.stream().noneMatch(Thread::isAlive);
-        if (!allDone) {
-            workers.forEach(Thread::interrupt);
-            for (Thread worker : workers) {
-                worker.join(java.time.Duration.ofSeconds(1));
+        List<Worker> alive = workers.stream().filter(w -> w.thread.isAlive()).toList();
+        if (!alive.isEmpty()) {
+            alive.forEach(w -> w.thread.interrupt());
+            for (Worker w : alive) {
+                w.thread.join(Duration.ofSeconds(1));
             }
         }
-        return allDone;
+        watch.interrupt();
+        return alive.isEmpty();
     }
 
     int queued() {
@@ -137,7 +356,18 @@ final class WorkerPool {
         return busy.get();
     }
 
+    /** Workers given up in handlers that ignored their timeout's interrupt, and still inside them. */
+    int stuck() {
+        return stuck.get();
+    }
+
     int capacity() {
         return queueSize;
+    }
+
+    /** Why this pool cannot work any more, or null: every worker is stuck in a handler. */
+    String problem() {
+        int s = stuck.get();
+        return s >= threads ? s + " worker threads are stuck in handlers that ignore interrupts" : null;
     }
 }

@@ -27,8 +27,10 @@ public final class ExecutorMetrics {
     private final DistributionSummary completionBatch;
     private final Counter locksLost;
     private final Counter locksRecovered;
-    private final Counter deadLetteredOnRecovery;
+    private final Counter crashesCounted;
+    private final Counter poisoned;
     private final Counter released;
+    private final Counter notStarted;
     private final Timer startDelay;
     private final Map<String, TypeMeters> byType = new ConcurrentHashMap<>();
 
@@ -47,9 +49,11 @@ public final class ExecutorMetrics {
         acquisitionErrors = counter("drover.acquisition.errors", "Acquisition cycles that failed with a database error");
         completionBatch = DistributionSummary.builder("drover.completion.batch")
                 .description("Job outcomes written per completion round trip").register(registry);
-        locksLost = counter("drover.locks.lost", "Jobs whose lock this node no longer held when renewing or completing");
-        locksRecovered = counter("drover.locks.recovered", "Expired locks of dead nodes released by this node's sweep");
-        deadLetteredOnRecovery = counter("drover.locks.recovered.dead.lettered", "Jobs moved to dead letters by the sweep: attempts used up by node deaths");
+        locksLost = counter("drover.locks.lost", "Running jobs whose lock this node no longer held when renewing or completing (they may have run twice)");
+        locksRecovered = counter("drover.locks.recovered", "Jobs of dead nodes recovered by this node (expired locks swept, or a dead predecessor's released)");
+        crashesCounted = counter("drover.jobs.crashed", "Recovered jobs that were running when their node died");
+        poisoned = counter("drover.jobs.poisoned", "Jobs moved to dead letters as poison: maxCrashes nodes died running them");
+        notStarted = counter("drover.jobs.not.started", "Queued jobs this node dropped unstarted because their lock lapsed or was lost (another node runs them)");
         startDelay = Timer.builder("drover.job.start.delay")
                 .description("From a job's due time to the start of its execution (job lag)")
                 .publishPercentileHistogram().maximumExpectedValue(java.time.Duration.ofHours(1)).register(registry);
@@ -106,29 +110,51 @@ public final class ExecutorMetrics {
         }
     }
 
-    public void locksRecovered(int unlocked, int deadLettered) {
-        locksRecovered.increment(unlocked + deadLettered);
-        deadLetteredOnRecovery.increment(deadLettered);
+    public void locksRecovered(int unlocked, int crashed, int poisonedJobs) {
+        locksRecovered.increment(unlocked + poisonedJobs);
+        crashesCounted.increment(crashed + poisonedJobs);
+        poisoned.increment(poisonedJobs);
+    }
+
+    public void notStarted(int count) {
+        if (count > 0) {
+            notStarted.increment(count);
+        }
     }
 
     public void released(int count) {
         released.increment(count);
     }
 
-    /** Due-to-start delay; the due time comes from the database clock, the start from this node's. */
+    /**
+     * Due-to-start delay; the due time comes from the database clock, the start from this node's.
+     * Clamped to [0, 1 year]: whatever a row holds, a metric must never throw on a worker.
+     */
     public void started(java.time.Instant dueAt) {
-        long nanos = java.time.Duration.between(dueAt, java.time.Instant.now()).toNanos();
-        startDelay.record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        long millis;
+        try {
+            millis = Math.subtractExact(System.currentTimeMillis(), dueAt.toEpochMilli());
+        } catch (ArithmeticException e) {
+            millis = Long.MAX_VALUE;
+        }
+        startDelay.record(Math.min(Math.max(0, millis), MAX_START_DELAY_MILLIS), TimeUnit.MILLISECONDS);
     }
+
+    private static final long MAX_START_DELAY_MILLIS = java.time.Duration.ofDays(365).toMillis();
 
     public void executed(String type, String outcome, long nanos) {
         TypeMeters meters = byType.computeIfAbsent(type, TypeMeters::new);
         meters.time.record(nanos, TimeUnit.NANOSECONDS);
-        switch (outcome) {
-            case "succeeded" -> meters.succeeded.increment();
-            case "retried" -> meters.retried.increment();
-            default -> meters.deadLettered.increment();
-        }
+        meters.count(outcome);
+    }
+
+    /** An outcome decided without running the handler (a row out of range, no handler, a timeout). */
+    public void handled(String type, String outcome) {
+        byType.computeIfAbsent(type, TypeMeters::new).count(outcome);
+    }
+
+    public void timedOut(String type) {
+        byType.computeIfAbsent(type, TypeMeters::new).timedOut.increment();
     }
 
     public double optimisticLockFailureCount() {
@@ -140,6 +166,8 @@ public final class ExecutorMetrics {
         final Counter succeeded;
         final Counter retried;
         final Counter deadLettered;
+        final Counter deferred;
+        final Counter timedOut;
 
         TypeMeters(String type) {
             time = Timer.builder("drover.job.execution").tag("type", type)
@@ -147,6 +175,18 @@ public final class ExecutorMetrics {
             succeeded = executedCounter(type, "succeeded");
             retried = executedCounter(type, "retried");
             deadLettered = executedCounter(type, "dead_lettered");
+            deferred = executedCounter(type, "deferred");
+            timedOut = Counter.builder("drover.jobs.timed.out").tag("type", type)
+                    .description("Runs that outlived their jobTimeout and were interrupted").register(registry);
+        }
+
+        void count(String outcome) {
+            switch (outcome) {
+                case "succeeded" -> succeeded.increment();
+                case "retried" -> retried.increment();
+                case "deferred" -> deferred.increment();
+                default -> deadLettered.increment();
+            }
         }
 
         private Counter executedCounter(String type, String outcome) {

@@ -50,6 +50,21 @@ public interface DroverConfig {
 
     Optional<Duration> shutdownGracePeriod();
 
+    Optional<Duration> jobTimeout();
+
+    /** Per-type jobTimeout, a JSON object of job type to duration: {@code {"report": "2h", "http": "30s"}}. */
+    Optional<String> jobTimeouts();
+
+    Optional<Integer> maxCrashes();
+
+    /**
+     * How long a starting node keeps trying to reach the database and migrate its schema (with
+     * back-off) before it exits with the cause. Meanwhile it is alive but not ready, so a
+     * database failover or restart during a roll does not turn into CrashLoopBackOff.
+     */
+    @WithDefault("5m")
+    Duration startupTimeout();
+
     /** Set false to run the service without executing jobs (e.g. an API-only deployment). */
     Optional<Boolean> enabled();
 

@@ -9,12 +9,17 @@ import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
- * Readiness: the node is acquiring (its acquisition has not been failing for longer than
- * {@link #FAILING_FOR}); the database connection itself is checked by the datasource's own
- * readiness check. Liveness: the engine has not stopped. A database outage makes a node
- * unready, never "dead": restarting it would not bring the database back.
+ * Readiness: start-up is done (schema migrated: while it waits for the database it says what
+ * for) and the node is acquiring (its acquisition has not been failing for longer than
+ * {@link #FAILING_FOR}). A database outage makes a node unready, never "dead": restarting it
+ * would not bring the database back.
+ *
+ * <p>Liveness: the engine can still do its work: none of its loops stopped making progress, its
+ * workers are not all stuck in handlers. A node that fails it is restarted, instead of holding
+ * its jobs while it looks healthy.
  */
 @ApplicationScoped
 public class EngineHealth {
@@ -30,6 +35,9 @@ public class EngineHealth {
     HealthCheck acquiring() {
         return () -> {
             HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-acquisition");
+            if (!service.started()) {
+                return r.down().withData("starting", service.startupStatus()).build();
+            }
             return service.engine().map(engine -> describe(r, engine).status(engine.acquiring(FAILING_FOR)).build())
                     .orElseGet(() -> r.up().withData("enabled", false).build());
         };
@@ -39,9 +47,14 @@ public class EngineHealth {
     HealthCheck running() {
         return () -> {
             HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-engine");
-            return service.engine().map(engine -> r.status(engine.state() != ExecutorEngine.State.STOPPED)
-                            .withData("state", engine.state().name()).build())
-                    .orElseGet(() -> r.up().withData("enabled", false).build());
+            return service.engine().map(engine -> {
+                List<String> stuck = engine.stuck();
+                r.status(stuck.isEmpty()).withData("state", engine.state().name());
+                if (!stuck.isEmpty()) {
+                    r.withData("stuck", String.join("; ", stuck));
+                }
+                return r.build();
+            }).orElseGet(() -> r.up().withData("state", service.started() ? "disabled" : "starting").build());
         };
     }
 

@@ -7,40 +7,56 @@ import io.drover.executor.handler.HandlerJars;
 import io.drover.executor.handler.HandlerRegistry;
 import io.drover.executor.handler.JobHandler;
 import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.PooledDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.All;
+import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
+import org.flywaydb.core.Flyway;
 import org.jboss.logging.Logger;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Runs the engine for the lifetime of the Quarkus application. Flyway has migrated the
- * schema before StartupEvent; handlers are every {@link JobHandler} CDI bean, every one
- * registered through ServiceLoader on the classpath, and every one in a jar in
+ * Runs the engine for the lifetime of the Quarkus application. Start-up happens in the
+ * background: migrate the schema (Flyway), retried while the database is unreachable
+ * ({@link DatabaseStartup}), then start the engine. Meanwhile the node is alive and not ready,
+ * and readiness says what it waits for. Handlers are every {@link JobHandler} CDI bean, every
+ * one registered through ServiceLoader on the classpath, and every one in a jar in
  * {@code handlersDir} (how a derived image adds handlers).
  */
 @Singleton
 public class ExecutorService {
     private static final Logger LOG = Logger.getLogger(ExecutorService.class);
+    /** Where Kubernetes reads a container's last words (terminationMessagePath's default). */
+    private static final Path TERMINATION_LOG = Path.of("/dev/termination-log");
 
     private final DroverConfig config;
     private final ExecutorSettings settings;
     private final AgroalDataSource dataSource;
+    private final Flyway flyway;
     private final MeterRegistry registry;
     private final List<JobHandler> handlerBeans;
-    private ExecutorEngine engine;
+    private volatile String waitingFor = "starting";
+    private volatile ExecutorEngine engine;
+    private volatile boolean started;
+    private AgroalDataSource enginePool;
+    private Thread startup;
 
-    ExecutorService(DroverConfig config, ExecutorSettings settings, AgroalDataSource dataSource,
+    ExecutorService(DroverConfig config, ExecutorSettings settings, AgroalDataSource dataSource, Flyway flyway,
                     MeterRegistry registry, @All List<JobHandler> handlerBeans) {
         this.config = config;
         this.settings = settings;
         this.dataSource = dataSource;
+        this.flyway = flyway;
         this.registry = registry;
         this.handlerBeans = handlerBeans;
     }
@@ -53,30 +69,79 @@ public class ExecutorService {
         }
         all.addAll(fromJars);
         HandlerRegistry handlers = HandlerRegistry.withServiceLoader(all);
-        if (!config.enabled().orElse(true)) {
-            LOG.info("Job execution disabled (drover.enabled=false)");
-            return;
+        startup = Thread.ofPlatform().name("drover-startup").start(() -> startUp(handlers));
+    }
+
+    private void startUp(HandlerRegistry handlers) {
+        try {
+            DatabaseStartup.retry("Migrating the schema " + settings.schema(), flyway::migrate,
+                    config.startupTimeout(), status -> waitingFor = status);
+            if (!config.enabled().orElse(true)) {
+                LOG.info("Job execution disabled (drover.enabled=false)");
+            } else {
+                LOG.infof("Job handlers: %s", handlers.types());
+                enginePool = PooledDataSource.forEngine(dataSource, settings.databaseTimeout());
+                ExecutorEngine e = new ExecutorEngine(settings, enginePool, handlers, new ExecutorMetrics(registry));
+                e.start();
+                engine = e;
+            }
+            started = true;
+        } catch (DatabaseStartup.Failed e) {
+            fail(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // shutting down while starting
+        } catch (RuntimeException e) {
+            fail("Start-up failed: " + DatabaseStartup.cause(e), e);
         }
-        LOG.infof("Job handlers: %s", handlers.types());
-        engine = new ExecutorEngine(settings, dataSource, handlers, new ExecutorMetrics(registry));
-        engine.start();
+    }
+
+    /** Ends the process with the cause as its last words: the log, and the pod's termination message. */
+    private void fail(String cause, Throwable e) {
+        LOG.error(cause, e);
+        waitingFor = "failed: " + cause;
+        try {
+            if (Files.isWritable(TERMINATION_LOG)) {
+                Files.writeString(TERMINATION_LOG, cause, StandardCharsets.UTF_8);
+            }
+        } catch (Exception ignored) {
+            // the log has it
+        }
+        Quarkus.asyncExit(1);
     }
 
     void stop(@Observes ShutdownEvent event) {
-        if (engine != null) {
-            engine.close();
+        if (startup != null && startup.isAlive()) {
+            startup.interrupt();
+        }
+        ExecutorEngine e = engine;
+        if (e != null) {
+            e.close();
+        }
+        if (enginePool != null) {
+            enginePool.close();
         }
     }
 
     /** Wakes the local acquirer after jobs were enqueued through this node's API. */
     public void jobsEnqueued() {
-        if (engine != null) {
-            engine.wakeUp();
+        ExecutorEngine e = engine;
+        if (e != null) {
+            e.wakeUp();
         }
     }
 
-    /** The running engine, empty when execution is disabled. */
+    /** The running engine, empty when execution is disabled or the node is still starting. */
     public Optional<ExecutorEngine> engine() {
         return Optional.ofNullable(engine);
+    }
+
+    /** True once start-up finished (schema migrated, engine running unless disabled). */
+    public boolean started() {
+        return started;
+    }
+
+    /** While starting: what the node is waiting for. */
+    public String startupStatus() {
+        return waitingFor;
     }
 }

@@ -3,6 +3,7 @@ package io.drover.executor.service;
 import io.drover.executor.acquire.LockMode;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.config.InvalidSettingsException;
+import io.drover.executor.config.JobTimeouts;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,15 @@ final class SettingsFactory {
         c.retryBackoffMax().ifPresent(b::retryBackoffMax);
         c.completionBatchSize().ifPresent(b::completionBatchSize);
         c.shutdownGracePeriod().ifPresent(b::shutdownGracePeriod);
+        c.jobTimeout().ifPresent(b::jobTimeout);
+        c.maxCrashes().ifPresent(b::maxCrashes);
+        if (c.jobTimeouts().isPresent()) {
+            try {
+                b.jobTimeouts(JobTimeouts.parse(c.jobTimeouts().get()));
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
         try {
             ExecutorSettings settings = b.build();
             if (problems.isEmpty()) {

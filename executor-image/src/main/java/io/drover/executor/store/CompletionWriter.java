@@ -3,19 +3,71 @@ package io.drover.executor.store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Writes a batch of job outcomes in one transaction, with one statement per kind of outcome
  * (array parameters), so a batch of 500 completions costs a handful of round trips instead of
  * 500. Every statement matches only rows still locked by this node: a job whose lock expired
  * and went to another node is not touched, and the shortfall is reported as lost locks.
+ *
+ * <p>An outcome the database refuses (a data error: a value out of range, a violated check)
+ * must not block the outcomes batched with it, nor the node's completion pipeline: the batch is
+ * then written outcome by outcome, and each refused one is moved to dead letters with the
+ * database's reason.
  */
 public final class CompletionWriter {
+    /** How an outcome changes its row. */
+    public enum Kind {
+        /** Done: deleted. */
+        DONE,
+        /** A recurring timer's run succeeded: to its next slot, counters reset. */
+        NEXT_SLOT,
+        /** A recurring timer's run failed: to its next slot (never off its grid, never ended by failures). */
+        NEXT_SLOT_FAILED,
+        /** Failed with attempts left: unlocked, due again after a delay. */
+        RETRY,
+        /** Handed back unrun (no handler on this node): due again after a delay, deferrals + 1. */
+        DEFER,
+        /** Failed for good: moved to dead letters. */
+        DEAD
+    }
+
+    /** One outcome to write. {@code refund} gives the attempt back (a run the node cut short, not the handler's failure). */
+    public record Entry(Kind kind, long id, long delayMillis, String error, boolean refund) {
+    }
+
+    /** The outcomes of one batch. */
+    public static final class Batch {
+        private final List<Entry> entries = new ArrayList<>();
+
+        public Batch add(Entry e) {
+            entries.add(e);
+            return this;
+        }
+
+        public int size() {
+            return entries.size();
+        }
+
+        public List<Entry> entries() {
+            return entries;
+        }
+    }
+
+    /** What a write did: rows written (less than the batch: lost locks), and outcomes refused by the database. */
+    public record Result(int written, List<Long> refused) {
+    }
+
     private final String owner;
     private final String deleteDone;
-    private final String rescheduleRecurring;
+    private final String nextSlot;
+    private final String nextSlotFailed;
     private final String retry;
+    private final String defer;
     private final String deadLetter;
 
     public CompletionWriter(Tables t, String owner) {
@@ -23,62 +75,101 @@ public final class CompletionWriter {
         this.deleteDone = "delete from " + t.job() + " where id = any(?) and locked_by = ?";
         // Next slot strictly after now on the timer's own grid: a timer that fell behind skips
         // the slots it missed instead of firing once for each of them.
-        this.rescheduleRecurring = "update " + t.job() + " set due_at = due_at + repeat_interval"
-                + " * (floor(extract(epoch from (now() - due_at)) / extract(epoch from repeat_interval)) + 1),"
-                + " attempts = 0, locked_by = null, lock_expires_at = null, last_error = null,"
-                + " version = version + 1 where id = any(?) and locked_by = ?";
-        this.retry = "update " + t.job() + " j set locked_by = null, lock_expires_at = null,"
+        String slot = "due_at = j.due_at + j.repeat_interval"
+                + " * (floor(extract(epoch from (now() - j.due_at)) / extract(epoch from j.repeat_interval)) + 1),"
+                + " locked_by = null, lock_expires_at = null, started_at = null, version = j.version + 1";
+        this.nextSlot = "update " + t.job() + " j set " + slot + ", attempts = 0, crashes = 0, deferrals = 0,"
+                + " last_error = null where j.id = any(?) and j.locked_by = ?";
+        // Attempts keep counting consecutive failures, for the API to show; they never end a timer.
+        this.nextSlotFailed = "update " + t.job() + " j set " + slot + ", last_error = f.error"
+                + " from unnest(?::bigint[], ?::text[]) as f(id, error) where j.id = f.id and j.locked_by = ?";
+        this.retry = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " version = j.version + 1"
+                + " attempts = greatest(j.attempts - f.refund, 0), version = j.version + 1"
+                + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, refund)"
+                + " where j.id = f.id and j.locked_by = ?";
+        this.defer = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
+                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
+                + " deferrals = j.deferrals + 1, version = j.version + 1"
                 + " from unnest(?::bigint[], ?::bigint[], ?::text[]) as f(id, delay, error)"
                 + " where j.id = f.id and j.locked_by = ?";
         this.deadLetter = DeadLetterMove.sql(t, "unnest(?::bigint[], ?::text[]) as f(id, error)",
                 "j.id = f.id and j.locked_by = ?", "f.error");
     }
 
-    /** The outcomes of one batch, split by kind. */
-    public record Batch(List<Long> done, List<Long> doneRecurring,
-                        List<Long> retryIds, List<Long> retryDelays, List<String> retryErrors,
-                        List<Long> deadIds, List<String> deadErrors) {
-        public int size() {
-            return done.size() + doneRecurring.size() + retryIds.size() + deadIds.size();
+    /** Writes the batch; see the class comment for outcomes the database refuses. */
+    public Result write(Connection c, Batch batch) throws SQLException {
+        try {
+            return new Result(Transactions.run(c, () -> writeAll(c, batch.entries())), List.of());
+        } catch (SQLException e) {
+            if (!isDataError(e)) {
+                throw e;
+            }
         }
+        int written = 0;
+        List<Long> refused = new ArrayList<>();
+        for (Entry entry : batch.entries()) {
+            try {
+                written += Transactions.run(c, () -> writeAll(c, List.of(entry)));
+            } catch (SQLException e) {
+                if (!isDataError(e)) {
+                    throw e;
+                }
+                refused.add(entry.id());
+                Entry dead = new Entry(Kind.DEAD, entry.id(), 0,
+                        "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()), false);
+                written += Transactions.run(c, () -> writeAll(c, List.of(dead)));
+            }
+        }
+        return new Result(written, refused);
     }
 
-    /** @return the number of jobs written; less than {@code batch.size()} means lost locks */
-    public int write(Connection c, Batch batch) throws SQLException {
-        return Transactions.run(c, () -> {
-            int written = 0;
-            written += byIds(c, deleteDone, batch.done());
-            written += byIds(c, rescheduleRecurring, batch.doneRecurring());
-            if (!batch.retryIds().isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(retry)) {
-                    ps.setArray(1, c.createArrayOf("bigint", batch.retryIds().toArray()));
-                    ps.setArray(2, c.createArrayOf("bigint", batch.retryDelays().toArray()));
-                    ps.setArray(3, c.createArrayOf("text", batch.retryErrors().toArray()));
-                    ps.setString(4, owner);
-                    written += ps.executeUpdate();
-                }
-            }
-            if (!batch.deadIds().isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(deadLetter)) {
-                    ps.setArray(1, c.createArrayOf("bigint", batch.deadIds().toArray()));
-                    ps.setArray(2, c.createArrayOf("text", batch.deadErrors().toArray()));
-                    ps.setString(3, owner);
-                    written += ps.executeUpdate();
-                }
-            }
-            return written;
-        });
+    /** Data exceptions (22), integrity violations (23), program limits (54): the row's values, not the database, are at fault. */
+    static boolean isDataError(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("22") || state.startsWith("23") || state.startsWith("54"));
     }
 
-    private int byIds(Connection c, String sql, List<Long> ids) throws SQLException {
-        if (ids.isEmpty()) {
-            return 0;
+    private int writeAll(Connection c, List<Entry> entries) throws SQLException {
+        Map<Kind, List<Entry>> byKind = new EnumMap<>(Kind.class);
+        for (Entry e : entries) {
+            byKind.computeIfAbsent(e.kind(), k -> new ArrayList<>()).add(e);
         }
+        int written = 0;
+        for (Map.Entry<Kind, List<Entry>> group : byKind.entrySet()) {
+            List<Entry> es = group.getValue();
+            written += switch (group.getKey()) {
+                case DONE -> update(c, deleteDone, ids(c, es));
+                case NEXT_SLOT -> update(c, nextSlot, ids(c, es));
+                case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), errors(c, es));
+                case RETRY -> update(c, retry, ids(c, es), delays(c, es), errors(c, es),
+                        c.createArrayOf("int", es.stream().map(e -> e.refund() ? 1 : 0).toArray()));
+                case DEFER -> update(c, defer, ids(c, es), delays(c, es), errors(c, es));
+                case DEAD -> update(c, deadLetter, ids(c, es), errors(c, es));
+            };
+        }
+        return written;
+    }
+
+    private static java.sql.Array ids(Connection c, List<Entry> es) throws SQLException {
+        return c.createArrayOf("bigint", es.stream().map(Entry::id).toArray());
+    }
+
+    private static java.sql.Array delays(Connection c, List<Entry> es) throws SQLException {
+        return c.createArrayOf("bigint", es.stream().map(Entry::delayMillis).toArray());
+    }
+
+    private static java.sql.Array errors(Connection c, List<Entry> es) throws SQLException {
+        return c.createArrayOf("text", es.stream().map(e -> Text.storable(e.error())).toArray());
+    }
+
+    /** Binds the arrays in order, then this node's owner id as the last parameter. */
+    private int update(Connection c, String sql, java.sql.Array... arrays) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
-            ps.setString(2, owner);
+            for (int i = 0; i < arrays.length; i++) {
+                ps.setArray(i + 1, arrays[i]);
+            }
+            ps.setString(arrays.length + 1, owner);
             return ps.executeUpdate();
         }
     }

@@ -2,66 +2,84 @@ package io.drover.executor.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
-/** The statements that keep locks honest: renew ours, release ours, recover the dead's. */
+/**
+ * The statements that keep locks honest: renew ours, release ours, recover the dead's.
+ *
+ * <p>Recovery tells two kinds of rows apart by {@code started_at}. A job that was only queued on
+ * the dead node is unlocked as it was: no attempt was charged, none is taken. A job that was
+ * running is a crash: its attempt is given back (the handler did not fail, its node died) and
+ * {@code crashes} goes up; at {@code maxCrashes} it moves to dead letters as poison, with that
+ * reason, so a job that kills every node that runs it cannot take down the fleet node by node.
+ */
 public final class LockMaintenance {
-    /** Expired locks handled per sweep statement; the sweep loops while pages come back full. */
-    static final int SWEEP_PAGE = 1000;
+    /** Rows handled per recovery statement; recovery loops while pages come back. */
+    static final int RECOVERY_PAGE = 1000;
+    /** Bounds one sweep: a backlog of expired locks larger than this is finished by the next sweeps. */
+    private static final int MAX_PAGES = 100;
 
+    private final String schema;
     private final String owner;
     private final String nodeName;
     private final long lockExpiryMillis;
     private final String renew;
     private final String release;
-    private final String releasePredecessors;
-    private final String sweepDead;
-    private final String sweepUnlock;
+    private final String predecessors;
     private final String notify;
+    private final Recovery expired;
+    private final Recovery ofOwner;
 
-    public LockMaintenance(Tables t, String owner, String nodeName, Duration lockExpiry) {
+    public LockMaintenance(Tables t, String owner, String nodeName, Duration lockExpiry, int maxCrashes) {
+        this.schema = t.schema();
         this.owner = owner;
         this.nodeName = nodeName;
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.renew = "update " + t.job() + " set lock_expires_at = now() + ? * interval '1 millisecond'"
-                + " where id = any(?) and locked_by = ?";
-        // Jobs that never started: give their attempt back, they did not use it.
-        this.release = "update " + t.job() + " set locked_by = null, lock_expires_at = null,"
-                + " attempts = greatest(attempts - 1, 0), version = version + 1"
-                + " where id = any(?) and locked_by = ?";
-        // A predecessor may have died while running the job, so the attempt stays counted.
-        this.releasePredecessors = "update " + t.job() + " set locked_by = null, lock_expires_at = null,"
-                + " version = version + 1, last_error = 'released at restart of node ' || ?"
+                + " where id = any(?) and locked_by = ? returning id";
+        // Jobs that never started: nothing was charged, nothing to give back.
+        this.release = "update " + t.job() + " set locked_by = null, lock_expires_at = null, version = version + 1"
+                + " where id = any(?) and locked_by = ? and started_at is null";
+        this.predecessors = "select distinct locked_by from " + t.job()
                 + " where locked_by is not null and starts_with(locked_by, ?) and locked_by <> ?";
         // Released and recovered jobs are due now: wake idle nodes as an insert would.
         this.notify = "select pg_notify('" + t.channel() + "', '')";
-        String expired = "select id from " + t.job()
-                + " where locked_by is not null and lock_expires_at < now() %s"
-                + " order by lock_expires_at limit " + SWEEP_PAGE + " for update skip locked";
-        // A job whose node died on each of its attempts is likely what kills nodes (OOM, a
-        // crash in native code): it ends in dead letters instead of taking down node after node.
-        this.sweepDead = DeadLetterMove.sql(t, "(" + expired.formatted("and attempts >= max_attempts") + ") x",
-                "j.id = x.id",
-                "'lock of ' || j.locked_by || ' expired on its last attempt ' || j.attempts"
-                        + " || ' of ' || j.max_attempts || ': the node presumably died running it'");
-        this.sweepUnlock = "update " + t.job() + " j set locked_by = null, lock_expires_at = null,"
-                + " version = j.version + 1, last_error = 'lock of ' || j.locked_by || ' expired'"
-                + " from (" + expired.formatted("and attempts < max_attempts") + ") x where j.id = x.id";
+        // Expired locks of other owners, and ours only for rows this node no longer tracks (it
+        // never sweeps a job it still holds: after an outage it renews them instead).
+        this.expired = new Recovery(t, maxCrashes, "locked_by is not null and lock_expires_at < now()"
+                + " and not (locked_by = ? and id = any(?))", "lock_expires_at");
+        this.ofOwner = new Recovery(t, maxCrashes, "locked_by = ?", "id");
     }
 
-    /** Extends the expiry of the given jobs that this node still holds. */
-    public int renew(Connection c, Collection<Long> ids) throws SQLException {
+    /**
+     * Extends the expiry of the given jobs that this node still holds.
+     *
+     * @return the ids renewed; a held id missing from it has lost its lock (swept while this
+     *     node could not renew, e.g. frozen or cut off from the database)
+     */
+    public Set<Long> renew(Connection c, Collection<Long> ids) throws SQLException {
+        Set<Long> renewed = new HashSet<>(ids.size() * 2);
         if (ids.isEmpty()) {
-            return 0;
+            return renewed;
         }
         try (PreparedStatement ps = c.prepareStatement(renew)) {
             ps.setLong(1, lockExpiryMillis);
             ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
             ps.setString(3, owner);
-            return ps.executeUpdate();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    renewed.add(rs.getLong(1));
+                }
+            }
         }
+        return renewed;
     }
 
     /** Unlocks jobs this node acquired but never started, so any node can take them now. */
@@ -78,50 +96,147 @@ public final class LockMaintenance {
         return notifyIf(c, released);
     }
 
+    /** What a recovery did: jobs unlocked for another run (of which {@code crashed} were running), and poison moved to dead letters. */
+    public record Recovered(int unlocked, int crashed, int poisoned) {
+        static final Recovered NONE = new Recovered(0, 0, 0);
+
+        Recovered plus(Recovered o) {
+            return new Recovered(unlocked + o.unlocked, crashed + o.crashed, poisoned + o.poisoned);
+        }
+
+        public int total() {
+            return unlocked + poisoned;
+        }
+    }
+
+    /**
+     * Recovers jobs whose lock expired (their node stopped renewing: it is dead or cut off),
+     * except the ones this node still holds.
+     */
+    public Recovered sweepExpired(Connection c, Collection<Long> held) throws SQLException {
+        Recovered r = expired.run(c, ps -> {
+            ps.setString(1, owner);
+            ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+        });
+        notifyIf(c, r.unlocked());
+        return r;
+    }
+
+    /** A predecessor found at startup: its owner id, and what releasing its rows did (null if it is alive). */
+    public record Predecessor(String owner, Recovered released) {
+    }
+
+    /**
+     * Releases the rows of earlier runs of this node's name at once, without waiting for their
+     * locks to expire, but only those whose owner is proven gone ({@link NodePresence}): a live
+     * node that happens to have the same name keeps its jobs.
+     */
+    public List<Predecessor> releasePredecessors(Connection c) throws SQLException {
+        List<String> owners = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(predecessors)) {
+            ps.setString(1, nodeName + ":");
+            ps.setString(2, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    owners.add(rs.getString(1));
+                }
+            }
+        }
+        List<Predecessor> found = new ArrayList<>();
+        for (String previous : owners) {
+            found.add(new Predecessor(previous, Transactions.run(c, () -> {
+                // Transaction-scoped: held only while its rows are released, then freed.
+                if (!tryXactLock(c, NodePresence.key(schema, previous))) {
+                    return null;
+                }
+                Recovered r = ofOwner.run(c, ps -> ps.setString(1, previous));
+                notifyIf(c, r.unlocked());
+                return r;
+            })));
+        }
+        return found;
+    }
+
+    private static boolean tryXactLock(Connection c, long key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select pg_try_advisory_xact_lock(?)")) {
+            ps.setLong(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
     private int notifyIf(Connection c, int jobs) throws SQLException {
         if (jobs > 0) {
-            execute(c, notify);
+            try (PreparedStatement ps = c.prepareStatement(notify)) {
+                ps.execute();
+            }
         }
         return jobs;
     }
 
-    /**
-     * Unlocks jobs held by earlier incarnations of this node name. In a StatefulSet at most one
-     * pod has a given name, so when it starts its predecessor is certainly dead and there is no
-     * need to wait for the locks to expire.
-     */
-    public int releasePredecessors(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(releasePredecessors)) {
-            ps.setString(1, nodeName);
-            ps.setString(2, nodeName + ":");
-            ps.setString(3, owner);
-            return notifyIf(c, ps.executeUpdate());
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /** The two statements that recover a selection of locked rows, page by page. */
+    private static final class Recovery {
+        private final String poison;
+        private final String unlock;
+
+        Recovery(Tables t, int maxCrashes, String where, String order) {
+            String page = "select id, started_at is not null as running from " + t.job() + " where " + where
+                    + " order by " + order + " limit " + RECOVERY_PAGE + " for update skip locked";
+            String crash = "j.crashes + 1";
+            this.poison = DeadLetterMove.sql(t, "(" + page + ") x",
+                    "j.id = x.id and j.started_at is not null and " + crash + " >= " + maxCrashes,
+                    "'poison: ' || (" + crash + ") || ' executor nodes died while running it (the last: '"
+                            + " || j.locked_by || ')'",
+                    "greatest(j.attempts - 1, 0)", crash);
+            this.unlock = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
+                    + " version = j.version + 1,"
+                    + " attempts = case when x.running then greatest(j.attempts - 1, 0) else j.attempts end,"
+                    + " crashes = j.crashes + case when x.running then 1 else 0 end,"
+                    + " last_error = case when x.running then 'node ' || j.locked_by || ' died while running it'"
+                    + " || ' (crash ' || (" + crash + ") || ' of at most " + maxCrashes + ")' else j.last_error end"
+                    + " from (" + page + ") x where j.id = x.id and (not x.running or " + crash + " < " + maxCrashes + ")"
+                    + " returning x.running";
         }
-    }
 
-    /** The result of one sweep: jobs unlocked for another try, and jobs moved to dead letters. */
-    public record Sweep(int unlocked, int deadLettered) {
-    }
+        Recovered run(Connection c, Binder binder) throws SQLException {
+            Recovered total = Recovered.NONE;
+            for (int i = 0; i < MAX_PAGES; i++) {
+                Recovered page = once(c, binder);
+                total = total.plus(page);
+                if (page.total() == 0) {
+                    break;
+                }
+            }
+            return total;
+        }
 
-    /** Recovers jobs whose lock expired: the node that held them stopped renewing, so it is dead. */
-    public Sweep sweepExpired(Connection c) throws SQLException {
-        int unlocked = 0;
-        int dead = 0;
-        int page;
-        do {
-            int d = execute(c, sweepDead);
-            int u = execute(c, sweepUnlock);
-            dead += d;
-            unlocked += u;
-            page = Math.max(d, u);
-        } while (page == SWEEP_PAGE);
-        notifyIf(c, unlocked);
-        return new Sweep(unlocked, dead);
-    }
-
-    private static int execute(Connection c, String sql) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            return ps.executeUpdate();
+        private Recovered once(Connection c, Binder binder) throws SQLException {
+            int poisoned;
+            try (PreparedStatement ps = c.prepareStatement(poison)) {
+                binder.bind(ps);
+                poisoned = ps.executeUpdate();
+            }
+            int unlocked = 0;
+            int crashed = 0;
+            try (PreparedStatement ps = c.prepareStatement(unlock)) {
+                binder.bind(ps);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        unlocked++;
+                        if (rs.getBoolean(1)) {
+                            crashed++;
+                        }
+                    }
+                }
+            }
+            return new Recovered(unlocked, crashed, poisoned);
         }
     }
 }

@@ -1,40 +1,120 @@
 package io.drover.executor.store;
 
 import io.agroal.api.AgroalDataSource;
-import io.agroal.api.configuration.AgroalConnectionPoolConfiguration;
+import io.agroal.api.configuration.AgroalConnectionFactoryConfiguration;
+import io.agroal.api.configuration.AgroalConnectionPoolConfiguration.ConnectionValidator;
+import io.agroal.api.configuration.supplier.AgroalConnectionFactoryConfigurationSupplier;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Properties;
+import java.util.function.UnaryOperator;
 
 /**
- * A connection pool for running the engine outside Quarkus (benchmark tool, tests, demo).
- * Inside the service Quarkus configures the same pool (Agroal) from quarkus.datasource.*.
+ * Connection pools (Agroal). {@link #create} builds a general one for running the engine
+ * outside Quarkus (benchmark tool, tests, demo); inside the service Quarkus configures the
+ * shared one from quarkus.datasource.*. {@link #forEngine} builds the engine's own.
  */
 public final class PooledDataSource {
+    /**
+     * The engine's connections: acquisition, start marks, completion, renewal, sweep, the node's
+     * session, and one for start-up and shutdown work.
+     */
+    public static final int ENGINE_POOL_SIZE = 7;
+    /** How long a connection may be checked on borrow: a half-open one must not hang the caller. */
+    private static final int VALIDATION_SECONDS = 5;
+
     private PooledDataSource() {
     }
 
     public static AgroalDataSource create(String jdbcUrl, String user, String password, int maxSize) {
+        return build(maxSize, Duration.ofSeconds(30), f -> f
+                .jdbcUrl(jdbcUrl)
+                .principal(new NamePrincipal(user))
+                .credential(new SimplePassword(password == null ? "" : password)));
+    }
+
+    /**
+     * The engine's own pool, on the database of {@code base} (its URL, credentials and JDBC
+     * properties), sized for the engine's loops, so handlers and API requests that use up the
+     * shared pool can never starve lock renewal. Every connection has a socket timeout of
+     * {@code databaseTimeout}: after a failover a half-open connection (the server gone, no RST)
+     * makes a call fail after that long, instead of hanging a loop forever.
+     */
+    public static AgroalDataSource forEngine(AgroalDataSource base, Duration databaseTimeout) {
+        AgroalConnectionFactoryConfiguration f = base.getConfiguration().connectionPoolConfiguration()
+                .connectionFactoryConfiguration();
+        Properties props = new Properties();
+        props.putAll(f.jdbcProperties());
+        props.putAll(engineProperties(databaseTimeout));
+        return build(ENGINE_POOL_SIZE, databaseTimeout, factory -> {
+            factory.jdbcUrl(f.jdbcUrl()).principal(f.principal());
+            credentials(factory, f.credentials());
+            props.forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
+            return factory;
+        });
+    }
+
+    /** As {@link #forEngine(AgroalDataSource, Duration)}, from a URL and credentials (tests, benchmark). */
+    public static AgroalDataSource forEngine(String jdbcUrl, String user, String password, Duration databaseTimeout) {
+        return build(ENGINE_POOL_SIZE, databaseTimeout, factory -> {
+            factory.jdbcUrl(jdbcUrl).principal(new NamePrincipal(user))
+                    .credential(new SimplePassword(password == null ? "" : password));
+            engineProperties(databaseTimeout).forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
+            return factory;
+        });
+    }
+
+    /**
+     * pgjdbc settings of the engine's connections (seconds, as pgjdbc wants them), and the
+     * server-side bounds of their sessions. The client gives up on a call after
+     * {@code databaseTimeout}; the server must give up too, or a transaction whose client
+     * vanished (a partition, a half-open connection) keeps its row locks, and every node that
+     * sweeps, renews or completes those rows waits on them for good. So statements and idle
+     * transactions end after the same time on the server, and the server probes idle clients
+     * (TCP keepalive) so a vanished node's session, and its presence lock, end within a minute.
+     */
+    static Properties engineProperties(Duration databaseTimeout) {
+        long seconds = Math.max(1, databaseTimeout.toSeconds());
+        Properties p = new Properties();
+        p.setProperty("socketTimeout", Long.toString(seconds));
+        p.setProperty("connectTimeout", Long.toString(Math.min(seconds, 10)));
+        p.setProperty("loginTimeout", Long.toString(Math.min(seconds, 10)));
+        p.setProperty("tcpKeepAlive", "true");
+        long millis = seconds * 1000;
+        p.setProperty("options", "-c statement_timeout=" + millis + " -c idle_in_transaction_session_timeout=" + millis
+                + " -c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3");
+        return p;
+    }
+
+    private static void credentials(AgroalConnectionFactoryConfigurationSupplier factory, Collection<Object> credentials) {
+        for (Object c : credentials) {
+            factory.credential(c);
+        }
+    }
+
+    private static AgroalDataSource build(int maxSize, Duration acquisitionTimeout,
+                                          UnaryOperator<AgroalConnectionFactoryConfigurationSupplier> factory) {
         var config = new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool
                         .maxSize(maxSize)
-                        .acquisitionTimeout(Duration.ofSeconds(30))
+                        .acquisitionTimeout(acquisitionTimeout)
                         // A connection broken by a failover or a terminated backend is detected on
                         // borrow and replaced, not handed out again. (Agroal's default validator
-                        // accepts everything; this one calls Connection.isValid.)
+                        // calls isValid(0), which waits forever on a half-open connection.)
                         .validateOnBorrow(true)
-                        .connectionValidator(AgroalConnectionPoolConfiguration.ConnectionValidator.defaultValidator())
-                        .connectionFactoryConfiguration(factory -> factory
-                                .jdbcUrl(jdbcUrl)
-                                .principal(new NamePrincipal(user))
-                                .credential(new SimplePassword(password == null ? "" : password))));
+                        .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(VALIDATION_SECONDS))
+                        // New connections now and then: after a DNS failover (RDS) they reach the new primary.
+                        .maxLifetime(Duration.ofMinutes(30))
+                        .connectionFactoryConfiguration(factory::apply));
         try {
             return AgroalDataSource.from(config);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create a connection pool for " + jdbcUrl, e);
+            throw new IllegalStateException("cannot create a connection pool", e);
         }
     }
 }

@@ -15,6 +15,27 @@ class ExecutorSettingsTest {
         assertThat(s.lockMode()).isEqualTo(LockMode.SkipLocked);
         assertThat(s.lockRenewInterval()).isEqualTo(Duration.ofSeconds(15));
         assertThat(s.expiredLockSweepInterval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.databaseTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.lease()).isEqualTo(Duration.ofMillis(52_500));
+        assertThat(s.jobTimeout("any")).isEqualTo(Duration.ofMinutes(15));
+        assertThat(s.maxCrashes()).isEqualTo(3);
+    }
+
+    @Test
+    void jobTimeoutsPerTypeOverrideJobTimeout() {
+        ExecutorSettings s = ExecutorSettings.builder().nodeName("n").jobTimeout(Duration.ofMinutes(1))
+                .jobTimeouts(JobTimeouts.parse("{\"report\": \"2h\", \"a,b=c\": \"PT30S\"}")).build();
+        assertThat(s.jobTimeout("report")).isEqualTo(Duration.ofHours(2));
+        assertThat(s.jobTimeout("a,b=c")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.jobTimeout("other")).isEqualTo(Duration.ofMinutes(1));
+        assertThatThrownBy(() -> JobTimeouts.parse("report=2h")).hasMessageStartingWith(
+                "jobTimeouts must be a JSON object of job type to duration");
+        assertThatThrownBy(() -> JobTimeouts.parse("{\"report\": \"soon\"}"))
+                .hasMessage("jobTimeouts[report] must be a duration such as PT1M, 30s or 500ms, got 'soon'");
+        assertThatThrownBy(() -> ExecutorSettings.builder().nodeName("n").maxCrashes(0)
+                .jobTimeouts(java.util.Map.of("x", Duration.ZERO)).build())
+                .hasMessageContaining("maxCrashes must be at least 1, got 0")
+                .hasMessageContaining("jobTimeouts[x] must be a positive duration, got PT0S");
     }
 
     @Test

@@ -66,6 +66,15 @@ class CrashRecoveryTest {
         }
         long stranded = jobs.count("select count(*) from {s}.job where locked_by is not null");
         assertThat(stranded).as("jobs left locked by the dead node").isPositive();
+        // The jobs it had started (running, or done with the outcome unwritten) count an attempt;
+        // the ones only queued there count none.
+        long started = jobs.count("select count(*) from {s}.job where started_at is not null");
+        assertThat(started).isPositive();
+        assertThat(jobs.count("select count(*) from {s}.job where started_at is not null and attempts = 1"))
+                .isEqualTo(started);
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by is not null and started_at is null"
+                + " and attempts = 0")).isEqualTo(stranded - started);
+        jobs.execute("create table {s}.running_at_kill as select id from {s}.job where started_at is not null");
 
         // Same node name, as a StatefulSet pod gets when it is recreated.
         try (NodeProcess second = NodeProcess.start("executor-0", schema,
@@ -76,5 +85,36 @@ class CrashRecoveryTest {
             second.terminate();
         }
         assertThat(jobs.distinctExecuted()).isEqualTo(1000);
+        assertThat(jobs.count("select count(*) from (select job_id from {s}.test_execution group by job_id"
+                + " having count(*) > 1) d where job_id not in (select id from {s}.running_at_kill)"))
+                .as("jobs run twice that were not running when the node died").isZero();
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    @Test
+    void aLiveNodeWithTheSameNameKeepsItsJobs() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(600, RecordingHandler.TYPE, "20", 3);
+        // Two clusters whose pods have the same names, sharing one schema (or an env override, or
+        // a pod force-deleted while its process still runs): the second must not release the
+        // first one's jobs as if they were a dead predecessor's.
+        Map<String, String> settings = Map.of("lockExpiry", "PT10M", "threads", "2", "queueSize", "200",
+                "acquirePageSize", "100");
+        try (NodeProcess first = NodeProcess.start("executor-0", schema, settings)) {
+            first.awaitReady();
+            Jobs.await("the first node holds jobs", Duration.ofSeconds(60),
+                    () -> jobs.count("select count(*) from {s}.test_execution") > 10);
+            try (NodeProcess twin = NodeProcess.start("executor-0", schema, settings)) {
+                twin.awaitReady();
+                Jobs.await("all jobs executed", Duration.ofMinutes(2), () -> jobs.jobsLeft() == 0);
+                assertThat(twin.output()).anyMatch(l -> l.contains("a live node with this node's name executor-0,"
+                        + " are left alone"));
+                twin.terminate();
+            }
+            first.terminate();
+        }
+        assertThat(jobs.distinctExecuted()).isEqualTo(600);
+        assertThat(jobs.executions()).as("no job ran twice").isEqualTo(600);
     }
 }

@@ -91,24 +91,39 @@ class FailureHandlingTest {
     }
 
     @Test
-    void unknownTypeAndBadPayloadGoStraightToDeadLettersWithAReason() throws Exception {
+    void aBadPayloadGoesStraightToDeadLettersWithTheHandlersReason() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.enqueue(1, "mystery", "{}", 5);
+        jobs.enqueue(1, RecordingHandler.TYPE, "not-a-number", 5);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
                 List.of(new RecordingHandler(db, schema, "in-jvm")))) {
-            Jobs.await("unknown type dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1);
-            assertThat((String) deadLetter(schema).get("error"))
-                    .contains("no handler for job type 'mystery'").contains("[record]");
-            assertThat(deadLetter(schema).get("attempts")).isEqualTo(1);
-
-            jobs.enqueue(1, RecordingHandler.TYPE, "not-a-number", 5);
-            Jobs.await("bad payload dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 2);
+            Jobs.await("bad payload dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1);
         }
         assertThat(jobs.count("select count(*) from {s}.dead_letter where type = 'record' and attempts = 1"
                 + " and error like '%InvalidPayloadException: payload must be a number of milliseconds%'"))
                 .isEqualTo(1);
         assertThat(jobs.executions()).as("the bad job never reached its side effect").isZero();
+    }
+
+    @Test
+    void aJobOfAnUnknownTypeIsHandedBackUnchargedThenDeadLetteredAfterAnHourOfHandBacks() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(2, "mystery", "{}", 5);
+        // The second one has been handed back for nearly an hour already.
+        jobs.execute("update {s}.job set deferrals = " + (RetryPolicy.MAX_DEFERRALS - 1)
+                + " where id = (select max(id) from {s}.job)");
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
+                List.of(new RecordingHandler(db, schema, "in-jvm")))) {
+            Jobs.await("one handed back, one dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1
+                    && jobs.count("select count(*) from {s}.job where deferrals = 1 and locked_by is null") == 1);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where attempts = 0 and due_at > now() + interval '50 seconds'"
+                + " and last_error like 'no handler for job type ''mystery'' on node in-jvm (it has [record])%'"))
+                .as("handed back: no attempt charged, due again in a minute, with the reason").isEqualTo(1);
+        assertThat((String) deadLetter(schema).get("error")).contains("no handler for job type 'mystery'")
+                .contains("handed back " + RetryPolicy.MAX_DEFERRALS + " times").contains("[record]");
+        assertThat(deadLetter(schema).get("attempts")).as("it never ran").isEqualTo(0);
     }
 
     @Test
@@ -145,22 +160,30 @@ class FailureHandlingTest {
     }
 
     @Test
-    void expiredLocksOfDeadNodesAreRecoveredAndNodeKillersEndInDeadLetters() throws Exception {
+    void expiredLocksOfDeadNodesAreRecoveredCountingCrashesAndNodeKillersEndInDeadLetters() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.enqueue(2, RecordingHandler.TYPE, "", 3);
-        // Both locked by a node that died a minute ago; one has used all its attempts doing so.
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.executeUpdate("update " + schema + ".job set locked_by = 'gone:0000', lock_expires_at = now() - interval '1 minute',"
-                    + " attempts = case when id = (select min(id) from " + schema + ".job) then 3 else 1 end");
-        }
+        jobs.enqueue(3, RecordingHandler.TYPE, "", 3);
+        // All three locked by a node that died a minute ago: the first was only queued there, the
+        // second was running (a first crash), the third was running and had killed two nodes before.
+        jobs.execute("update {s}.job set locked_by = 'gone:0000', lock_expires_at = now() - interval '1 minute'");
+        jobs.execute("update {s}.job set started_at = now() - interval '2 minutes', attempts = 1"
+                + " where id > (select min(id) from {s}.job)");
+        jobs.execute("update {s}.job set crashes = 2 where id = (select max(id) from {s}.job)");
+        long poison = jobs.count("select max(id) from {s}.job");
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
                 List.of(new RecordingHandler(db, schema, "in-jvm")))) {
-            Jobs.await("both recovered", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            Jobs.await("all recovered", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.metrics().registry().get("drover.jobs.crashed").counter().count()).isEqualTo(2);
+            assertThat(engine.metrics().registry().get("drover.jobs.poisoned").counter().count()).isEqualTo(1);
         }
-        assertThat(jobs.executions()).as("the job with attempts left ran").isEqualTo(1);
-        assertThat((String) deadLetter(schema).get("error"))
-                .contains("lock of gone:0000 expired on its last attempt 3 of 3");
+        assertThat(jobs.executions()).as("the queued job and the first-time crash ran again").isEqualTo(2);
+        Map<String, Object> dead = deadLetter(schema);
+        assertThat((String) dead.get("error"))
+                .isEqualTo("poison: 3 executor nodes died while running it (the last: gone:0000)");
+        assertThat(dead.get("attempts")).as("a crash is not the handler's failure: its attempt is given back")
+                .isEqualTo(0);
+        assertThat(jobs.count("select crashes from {s}.dead_letter where id = " + poison)).isEqualTo(3);
     }
 
     private static Map<String, Object> deadLetter(String schema) throws Exception {

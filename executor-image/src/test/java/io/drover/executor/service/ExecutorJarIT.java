@@ -79,6 +79,49 @@ class ExecutorJarIT {
         assertThat(output).contains("stopped");
     }
 
+    @Test
+    void waitsForADatabaseThatIsNotThereYetInsteadOfExiting() throws Exception {
+        int port = freePort();
+        int pgPort = freePort();
+        Path log = Files.createTempFile("drover-wait", ".log");
+        Process p = launch(Map.of("QUARKUS_HTTP_PORT", Integer.toString(port), "DROVER_SCHEMA", "jar_wait",
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + pgPort + "/postgres",
+                "DROVER_STARTUPTIMEOUT", "3m"), log);
+        URI base = URI.create("http://127.0.0.1:" + port);
+        try {
+            // The database is not there (a restart, a failover): alive, not ready, saying why.
+            Jobs.await("service up, waiting", Duration.ofSeconds(90), () -> status(base.resolve("/q/health/live")) == 200);
+            Thread.sleep(3000);
+            assertThat(p.isAlive()).isTrue();
+            HttpResponse<String> ready = http.send(HttpRequest.newBuilder(base.resolve("/q/health/ready")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).isEqualTo(503);
+            assertThat(ready.body()).contains("Migrating the schema jar_wait").contains("SQLState 08001");
+            try (var pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().setPort(pgPort).start()) {
+                Jobs.await("ready once the database is up", Duration.ofSeconds(90),
+                        () -> status(base.resolve("/q/health/ready")) == 200);
+                p.toHandle().destroy();
+                assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+        assertThat(Files.readString(log)).contains("Migrating the schema jar_wait failing, retrying for up to PT3M")
+                .contains("Migrating the schema jar_wait succeeded after");
+    }
+
+    @Test
+    void aDatabaseThatDoesNotExistEndsStartupAtOnceWithTheCause() throws Exception {
+        Path log = Files.createTempFile("drover-nodb", ".log");
+        String url = TestDatabase.jdbcUrl().replaceFirst("/postgres(\\?|$)", "/no_such_db$1");
+        Process p = launch(Map.of("QUARKUS_HTTP_PORT", Integer.toString(freePort()), "DROVER_SCHEMA", "jar_nodb",
+                "QUARKUS_DATASOURCE_JDBC_URL", url, "DROVER_STARTUPTIMEOUT", "10m"), log);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("gave up without waiting for startupTimeout").isTrue();
+        assertThat(p.exitValue()).isNotZero();
+        assertThat(Files.readString(log)).contains("Migrating the schema jar_nodb failed:")
+                .contains("\"no_such_db\" does not exist (SQLState 3D000)");
+    }
+
     private int status(URI uri) {
         try {
             return http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding()).statusCode();

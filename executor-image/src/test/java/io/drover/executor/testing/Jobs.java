@@ -38,6 +38,15 @@ public record Jobs(DataSource dataSource, String schema) {
         }
     }
 
+    /** Runs a statement ({s} is the schema) and returns the rows it changed. */
+    public int execute(String sqlWithSchema) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            return s.executeUpdate(sqlWithSchema.replace("{s}", schema));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public long jobsLeft() {
         return count("select count(*) from {s}.job");
     }

@@ -22,6 +22,7 @@ import java.util.Map;
  */
 public final class NodeMain {
     public static void main(String[] args) throws Exception {
+        logToConsole();
         Map<String, String> a = new HashMap<>();
         for (String arg : args) {
             int eq = arg.indexOf('=');
@@ -37,21 +38,40 @@ public final class NodeMain {
         if (a.containsKey("lockExpiry")) b.lockExpiry(Duration.parse(a.get("lockExpiry")));
         if (a.containsKey("shutdownGracePeriod")) b.shutdownGracePeriod(Duration.parse(a.get("shutdownGracePeriod")));
         if (a.containsKey("acquireInterval")) b.acquireInterval(Duration.parse(a.get("acquireInterval")));
+        if (a.containsKey("jobTimeout")) b.jobTimeout(Duration.parse(a.get("jobTimeout")));
+        if (a.containsKey("maxCrashes")) b.maxCrashes(Integer.parseInt(a.get("maxCrashes")));
         ExecutorSettings settings = b.build();
 
-        AgroalDataSource ds = PooledDataSource.create(a.get("jdbcUrl"), "postgres", "postgres", settings.threads() + 5);
+        // As in the service: the engine's own pool, and another for the handlers.
+        AgroalDataSource engineDs = PooledDataSource.forEngine(a.get("jdbcUrl"), "postgres", "postgres",
+                settings.databaseTimeout());
+        AgroalDataSource ds = PooledDataSource.create(a.get("jdbcUrl"), "postgres", "postgres", settings.threads() + 2);
         ExecutorMetrics metrics = new ExecutorMetrics(new SimpleMeterRegistry());
         var handlers = HandlerRegistry.of(List.of(new NoopHandler(), new RecordingHandler(ds, schema, node)));
-        ExecutorEngine engine = new ExecutorEngine(settings, ds, handlers, metrics);
+        ExecutorEngine engine = new ExecutorEngine(settings, engineDs, handlers, metrics);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             engine.close();
             System.out.println("STATS optimisticLockFailures=" + (long) metrics.optimisticLockFailureCount());
             System.out.flush();
+            engineDs.close();
             ds.close();
         }));
         engine.start();
         System.out.println("READY " + engine.owner());
         System.out.flush();
         Thread.currentThread().join();
+    }
+
+    /**
+     * Outside Quarkus, Quarkus' LogManager configurator only buffers records until the
+     * application starts, which here it never does: give it a console handler, so a node's log
+     * reaches its process output (tests read it).
+     */
+    static void logToConsole() {
+        var root = java.util.logging.Logger.getLogger("");
+        root.addHandler(new org.jboss.logmanager.handlers.ConsoleHandler(
+                org.jboss.logmanager.handlers.ConsoleHandler.Target.SYSTEM_OUT,
+                new org.jboss.logmanager.formatters.PatternFormatter("%d{HH:mm:ss,SSS} %-5p [%c{1}] %s%e%n")));
+        root.setLevel(java.util.logging.Level.INFO);
     }
 }

@@ -1,0 +1,89 @@
+package io.drover.executor.engine;
+
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.LockMaintenance;
+import org.jboss.logging.Logger;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Recovers the jobs of dead nodes: every {@code min(lockExpiry/2, 30 s)} it unlocks jobs whose
+ * lock expired (their node stopped renewing), counting a crash for those that were running and
+ * moving repeat node-killers to dead letters ({@link LockMaintenance}).
+ *
+ * <p>It never sweeps a job this node still holds, and it holds back for a quiet period after
+ * any database failure of this node: when the database comes back from an outage, every live
+ * node's locks have expired at once, and sweeping before the other nodes had a chance to renew
+ * theirs would take their running jobs from them and run those jobs twice.
+ */
+final class ExpiredLockSweeper {
+    private static final Logger LOG = Logger.getLogger(ExpiredLockSweeper.class);
+
+    private final DataSource dataSource;
+    private final LockMaintenance maintenance;
+    private final HeldJobs held;
+    private final DatabaseHealth database;
+    private final Heartbeats.Beat beat;
+    private final ExecutorMetrics metrics;
+    private final Duration every;
+    private final long quietNanos;
+    private final ScheduledExecutorService scheduler;
+    private final ProblemLog problems = new ProblemLog(LOG, "Sweeping expired job locks");
+    private boolean holdingBack;
+
+    /** @param quiet how long after a database failure of this node it does not sweep */
+    ExpiredLockSweeper(DataSource dataSource, LockMaintenance maintenance, HeldJobs held, DatabaseHealth database,
+                       Heartbeats heartbeats, ExecutorMetrics metrics, Duration every, Duration quiet,
+                       String nodeName) {
+        this.dataSource = dataSource;
+        this.maintenance = maintenance;
+        this.held = held;
+        this.database = database;
+        this.beat = heartbeats.register("expired lock sweep");
+        this.metrics = metrics;
+        this.every = every;
+        this.quietNanos = quiet.toNanos();
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("drover-sweeper-" + nodeName).factory());
+    }
+
+    void start() {
+        scheduler.scheduleWithFixedDelay(this::sweep, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void sweep() {
+        beat.beat();
+        if (database.failedWithin(quietNanos)) {
+            if (!holdingBack) {
+                holdingBack = true;
+                LOG.infof("Not sweeping expired locks for %d s after a database failure: other nodes renew"
+                        + " theirs first", quietNanos / 1_000_000_000L);
+            }
+            return;
+        }
+        holdingBack = false;
+        try (Connection c = dataSource.getConnection()) {
+            LockMaintenance.Recovered r = maintenance.sweepExpired(c, held.snapshot());
+            problems.succeeded();
+            if (r.total() > 0) {
+                metrics.locksRecovered(r.unlocked(), r.crashed(), r.poisoned());
+                LOG.infof("Recovered %d jobs whose node stopped renewing its locks: %d were running (a crash"
+                        + " each), %d moved to dead letters as poison (maxCrashes reached)", r.total(),
+                        r.crashed() + r.poisoned(), r.poisoned());
+            }
+        } catch (Exception e) {
+            database.failed(e);
+            problems.failed(e);
+        }
+    }
+
+    void stop() throws InterruptedException {
+        scheduler.shutdownNow();
+        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    }
+}

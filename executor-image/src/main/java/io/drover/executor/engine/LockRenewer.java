@@ -1,0 +1,93 @@
+package io.drover.executor.engine;
+
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.LockMaintenance;
+import org.jboss.logging.Logger;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Renews this node's locks every {@code lockExpiry/4}, on a thread of its own (a slow sweep or
+ * a long acquisition never delays it). Renewal is what lets {@code lockExpiry} be short (fast
+ * recovery after a crash) without expiring the locks of long-running jobs (duplicate
+ * execution). The database answers which locks it renewed: a held job it did not renew was
+ * swept while this node could not renew (frozen, cut off); a queued one is dropped so it never
+ * starts here, a running one is reported (its outcome will find the lock gone). It is the last
+ * loop to stop at shutdown, so jobs finishing in the grace period keep their locks.
+ */
+final class LockRenewer {
+    private static final Logger LOG = Logger.getLogger(LockRenewer.class);
+
+    private final DataSource dataSource;
+    private final LockMaintenance maintenance;
+    private final HeldJobs held;
+    private final DatabaseHealth database;
+    private final Heartbeats.Beat beat;
+    private final ExecutorMetrics metrics;
+    private final Duration every;
+    private final ScheduledExecutorService scheduler;
+    private final ProblemLog problems = new ProblemLog(LOG, "Renewing job locks");
+
+    LockRenewer(DataSource dataSource, LockMaintenance maintenance, HeldJobs held, DatabaseHealth database,
+                Heartbeats heartbeats, ExecutorMetrics metrics, Duration every, String nodeName) {
+        this.dataSource = dataSource;
+        this.maintenance = maintenance;
+        this.held = held;
+        this.database = database;
+        this.beat = heartbeats.register("lock renewal");
+        this.metrics = metrics;
+        this.every = every;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("drover-renewer-" + nodeName).factory());
+    }
+
+    void start() {
+        scheduler.scheduleWithFixedDelay(this::renew, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void renew() {
+        beat.beat();
+        List<Long> expired = held.dropExpiredQueued();
+        if (!expired.isEmpty()) {
+            metrics.notStarted(expired.size());
+            LOG.warnf("%d queued jobs were dropped unstarted: their locks could not be renewed in time (the"
+                    + " database was unreachable, or this node was frozen); other nodes take them", expired.size());
+        }
+        List<Long> ids = held.snapshot();
+        if (ids.isEmpty()) {
+            return;
+        }
+        long sent = System.nanoTime();
+        try (Connection c = dataSource.getConnection()) {
+            Set<Long> renewed = maintenance.renew(c, ids);
+            problems.succeeded();
+            held.renewed(renewed, sent);
+            if (renewed.size() < ids.size()) {
+                List<Long> queued = held.dropLost(ids, renewed, HeldJobs.State.QUEUED);
+                List<Long> running = held.dropLost(ids, renewed, HeldJobs.State.RUNNING);
+                if (!queued.isEmpty() || !running.isEmpty()) {
+                    metrics.notStarted(queued.size());
+                    metrics.locksLost(running.size());
+                    LOG.warnf("Lost the locks of %d queued jobs (dropped, never started here) and %d running jobs"
+                            + " (their other run may overlap this one): they were recovered by other nodes while this"
+                            + " node could not renew", queued.size(), running.size());
+                }
+            }
+        } catch (Exception e) {
+            database.failed(e);
+            problems.failed(e);
+        }
+    }
+
+    void stop() throws InterruptedException {
+        scheduler.shutdownNow();
+        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,129 @@
+package io.drover.executor.engine;
+
+import io.drover.executor.store.NodePresence;
+import org.jboss.logging.Logger;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The node's one long-lived database session. It holds the node's presence lock (a session
+ * advisory lock on its owner id: {@link NodePresence}), the proof that this node is alive that
+ * a restarted node with the same name checks before it releases jobs; and it LISTENs on the
+ * schema's channel to wake the acquirer when jobs are inserted (a trigger notifies; see
+ * V2__notify_new_jobs.sql) or handed back by another node. Without notifications a new job
+ * waits for the next poll, up to {@code acquireInterval}; polling remains the fallback, e.g.
+ * behind a pooler in transaction mode, which drops notifications (and session locks). It
+ * reconnects by itself, and is the last thing to stop, so the presence lock outlives the jobs.
+ */
+final class NodeSession {
+    private static final Logger LOG = Logger.getLogger(NodeSession.class);
+    private static final int POLL_MILLIS = 500;
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final long presenceKey;
+    private final Runnable onNotification;
+    private final DatabaseHealth database;
+    private final Heartbeats.Beat beat;
+    private final ProblemLog problems = new ProblemLog(LOG, "Holding the node's session (presence, notifications)");
+    private final CountDownLatch present = new CountDownLatch(1);
+    private final Thread thread;
+    private volatile boolean stopping;
+
+    NodeSession(DataSource dataSource, String schema, String channel, String owner, Runnable onNotification,
+                DatabaseHealth database, Heartbeats heartbeats, String nodeName) {
+        this.dataSource = dataSource;
+        this.channel = channel;
+        this.presenceKey = NodePresence.key(schema, owner);
+        this.onNotification = onNotification;
+        this.database = database;
+        this.beat = heartbeats.register("session");
+        this.thread = Thread.ofPlatform().daemon().name("drover-session-" + nodeName).unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Waits until the presence lock is held (the first connection succeeded), at most {@code timeout}. */
+    boolean awaitPresence(Duration timeout) throws InterruptedException {
+        return present.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void run() {
+        long backoff = 100;
+        while (!stopping) {
+            beat.beat();
+            try (Connection c = dataSource.getConnection()) {
+                boolean claimed = claimPresence(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute("listen " + channel);
+                }
+                problems.succeeded();
+                backoff = 100;
+                // Jobs may have arrived while not listening: look once.
+                onNotification.run();
+                PGConnection pg = c.unwrap(PGConnection.class);
+                for (int turn = 1; !stopping; turn++) {
+                    beat.beat();
+                    if (!claimed && turn % 10 == 0) {
+                        claimed = claimPresence(c);
+                    }
+                    PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
+                    if (notifications != null && notifications.length > 0) {
+                        onNotification.run();
+                    }
+                }
+            } catch (Exception e) {
+                if (stopping) {
+                    return;
+                }
+                database.failed(e);
+                problems.failed(e);
+                sleep(backoff);
+                backoff = Math.min(backoff * 2, 10_000);
+            }
+        }
+    }
+
+    /** @return false while this node's own previous session still holds the key; it is claimed again later */
+    private boolean claimPresence(Connection c) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("select pg_try_advisory_lock(?)")) {
+            ps.setLong(1, presenceKey);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    present.countDown();
+                    return true;
+                }
+            }
+        }
+        // Only this node's own earlier session can hold the key (it is its unique owner id): the
+        // server has not yet noticed that the session's connection is gone. Meanwhile that
+        // session proves this node alive as well as a new one would.
+        present.countDown();
+        return false;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException ignored) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void stop() throws InterruptedException {
+        stopping = true;
+        thread.join(java.time.Duration.ofMillis(POLL_MILLIS * 4L));
+    }
+}

@@ -1,0 +1,313 @@
+package io.drover.executor.engine;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.handler.JobContext;
+import io.drover.executor.handler.JobHandler;
+import io.drover.executor.handler.NoopHandler;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.RecordingHandler;
+import io.drover.executor.testing.TestDatabase;
+import io.drover.executor.testing.TestNode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a node does when a job or the database misbehaves: it never wedges, never runs a job
+ * whose lock it lost, never charges an attempt for a run that did not start.
+ */
+class EngineReliabilityTest {
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
+
+    /** Blocks until released, ignoring interrupts (a handler stuck in uninterruptible I/O). */
+    static final class Stubborn implements JobHandler {
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger entered = new AtomicInteger();
+
+        @Override
+        public String type() {
+            return "stubborn";
+        }
+
+        @Override
+        public void execute(JobContext job) {
+            entered.incrementAndGet();
+            while (true) {
+                try {
+                    if (release.await(10, TimeUnit.SECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException ignored) {
+                    // ignores interrupts on purpose
+                }
+            }
+        }
+    }
+
+    /** Sleeps until interrupted. */
+    static final class Sleeper implements JobHandler {
+        @Override
+        public String type() {
+            return "sleeper";
+        }
+
+        @Override
+        public void execute(JobContext job) throws InterruptedException {
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
+    @Test
+    void rowsOutOfRangeAreDeadLetteredWithAReasonAndNeverStopTheNode() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        // Written with plain SQL, as the API would refuse them: due in 1700 (this once killed
+        // every worker of a node), a recurring period of 1000 years, a 2 MB payload.
+        jobs.execute("insert into {s}.job (type, payload, due_at) select 'record', '', '1700-01-01 00:00:00+00' from generate_series(1, 4)");
+        jobs.execute("insert into {s}.job (type, payload, repeat_interval) values ('record', '', interval '1000 years')");
+        jobs.execute("insert into {s}.job (type, payload) values ('record', repeat('x', 2000000))");
+        jobs.enqueue(300, RecordingHandler.TYPE, "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2),
+                List.of(new RecordingHandler(db, schema, "in-jvm")))) {
+            Jobs.await("all handled", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.stuck()).isEmpty();
+            jobs.enqueue(50, RecordingHandler.TYPE, "", 1);
+            Jobs.await("later jobs still run", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(jobs.executions()).isEqualTo(350);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where attempts = 0 and error like"
+                + " 'dueAt is out of range: must not be before 2000-01-01T00:00:00Z, got 1700-01-01T00:00:00Z'")).isEqualTo(4);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where error like"
+                + " 'repeat interval is out of range: must be between 1s and 100 years%'")).isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where error ="
+                + " 'payload is too large: must be at most 1048576 bytes, got 2000000'")).isEqualTo(1);
+    }
+
+    @Test
+    void aHungHandlerTimesOutAndItsWorkerIsReplacedWhileTheNodeKeepsWorking() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        Stubborn stubborn = new Stubborn();
+        jobs.enqueue(1, "stubborn", "", 1);
+        jobs.enqueue(1, "sleeper", "", 2);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2).jobTimeout(Duration.ofSeconds(1))
+                .retryBackoff(Duration.ofMillis(100)), List.of(stubborn, new Sleeper(), new NoopHandler()))) {
+            Jobs.await("both dead-lettered after their timeouts", Duration.ofSeconds(30), () -> jobs.deadLetters() == 2);
+            // Both workers were busy with hung jobs; the node still runs new work.
+            jobs.enqueue(200, NoopHandler.TYPE, "", 1);
+            Jobs.await("new jobs run beside the stuck worker", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.stuck()).as("one of two workers stuck is not yet a dead node").isEmpty();
+            assertThat(engine.metrics().registry().get("drover.threads.stuck").gauge().value()).isEqualTo(1);
+            stubborn.release.countDown();
+            Jobs.await("the stuck worker comes back", Duration.ofSeconds(30),
+                    () -> engine.metrics().registry().get("drover.threads.stuck").gauge().value() == 0);
+        }
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where type = 'stubborn' and error like"
+                + " 'failed 1 of 1 attempts; last error: timed out after PT1S (jobTimeout) and did not stop when"
+                + " interrupted; its worker thread was replaced'")).isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where type = 'sleeper' and attempts = 2 and error like"
+                + " 'failed 2 of 2 attempts; last error: timed out after PT1S (jobTimeout); the handler was interrupted'"))
+                .isEqualTo(1);
+        assertThat(stubborn.entered.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aNodeWhoseWorkersAreAllStuckSaysSoForLivenessToRestartIt() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        Stubborn stubborn = new Stubborn();
+        jobs.enqueue(2, "stubborn", "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2).jobTimeout(Duration.ofMillis(500)),
+                List.of(stubborn))) {
+            Jobs.await("both workers given up", Duration.ofSeconds(30), () -> !engine.stuck().isEmpty());
+            assertThat(engine.stuck()).containsExactly("2 worker threads are stuck in handlers that ignore interrupts");
+            stubborn.release.countDown();
+        }
+    }
+
+    @Test
+    void aQueuedJobWhoseLockWentToAnotherNodeIsNeverStartedHere() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        Set<Long> ran = ConcurrentHashMap.newKeySet();
+        JobHandler gated = new JobHandler() {
+            public String type() {
+                return "gated";
+            }
+
+            public void execute(JobContext job) throws InterruptedException {
+                ran.add(job.id());
+                first.countDown();
+                go.await();
+            }
+        };
+        jobs.enqueue(20, "gated", "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(1), List.of(gated))) {
+            assertThat(first.await(30, TimeUnit.SECONDS)).isTrue();
+            Jobs.await("the rest queued", Duration.ofSeconds(10), () -> engine.heldJobs() == 20);
+            // Meanwhile, as if this node had been cut off past lockExpiry: another node swept and took them.
+            int taken = jobs.execute("update {s}.job set locked_by = 'other:0001' where started_at is null");
+            assertThat(taken).isEqualTo(19);
+            go.countDown();
+            Jobs.await("the node dropped them", Duration.ofSeconds(30), () -> engine.heldJobs() == 0);
+        }
+        assertThat(ran).as("only the job that had started ran here").hasSize(1);
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'other:0001' and attempts = 0"))
+                .isEqualTo(19);
+    }
+
+    @Test
+    void attemptsAreChargedWhenAJobStartsNotWhenItIsQueued() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch go = new CountDownLatch(1);
+        JobHandler blocked = new JobHandler() {
+            public String type() {
+                return "blocked";
+            }
+
+            public void execute(JobContext job) throws InterruptedException {
+                go.await();
+            }
+        };
+        jobs.enqueue(10, "blocked", "", 3);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2), List.of(blocked))) {
+            Jobs.await("all held", Duration.ofSeconds(30), () -> engine.heldJobs() == 10);
+            Jobs.await("two started", Duration.ofSeconds(30),
+                    () -> jobs.count("select count(*) from {s}.job where started_at is not null") == 2);
+            assertThat(jobs.count("select count(*) from {s}.job where started_at is not null and attempts = 1")).isEqualTo(2);
+            assertThat(jobs.count("select count(*) from {s}.job where started_at is null and attempts = 0")).isEqualTo(8);
+            go.countDown();
+            Jobs.await("done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+    }
+
+    @Test
+    void aNodeNeverSweepsTheJobsItHoldsAndRenewsThemAfterTheirLocksExpired() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler blocked = new JobHandler() {
+            public String type() {
+                return "blocked";
+            }
+
+            public void execute(JobContext job) throws InterruptedException {
+                runs.incrementAndGet();
+                go.await();
+            }
+        };
+        jobs.enqueue(5, "blocked", "", 3);
+        // lockExpiry 4 s: renewal every 1 s, sweep every 2 s.
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(5).lockExpiry(Duration.ofSeconds(4)),
+                List.of(blocked))) {
+            Jobs.await("all running", Duration.ofSeconds(30), () -> runs.get() == 5);
+            // As after a database outage longer than lockExpiry: every lock of this node has expired.
+            jobs.execute("update {s}.job set lock_expires_at = now() - interval '1 minute'");
+            Jobs.await("renewed by this node", Duration.ofSeconds(10),
+                    () -> jobs.count("select count(*) from {s}.job where lock_expires_at > now()") == 5);
+            Thread.sleep(3000); // more sweeps
+            assertThat(jobs.count("select count(*) from {s}.job where locked_by = '" + engine.owner() + "'"))
+                    .as("still this node's").isEqualTo(5);
+            go.countDown();
+            Jobs.await("done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(runs.get()).as("no job ran twice").isEqualTo(5);
+    }
+
+    @Test
+    void aFailingRecurringTimerStaysOnItsGridAndIsNeverEndedByFailures() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("insert into {s}.job (type, payload, max_attempts, repeat_interval, due_at)"
+                + " values ('record', 'fail', 1, interval '2 seconds', date_trunc('second', now()))");
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
+                List.of(new RecordingHandler(db, schema, "in-jvm")))) {
+            Jobs.await("three failed runs", Duration.ofSeconds(30),
+                    () -> jobs.count("select attempts from {s}.job") >= 3);
+        }
+        assertThat(jobs.deadLetters()).isZero();
+        // Still on its grid: whole seconds, an even number of them after its first slot.
+        assertThat(jobs.count("select count(*) from {s}.job where last_error like '%failing as asked%'"
+                + " and mod((extract(epoch from due_at) - extract(epoch from date_trunc('second', created_at)))::numeric, 2) = 0"
+                + " and due_at > now()")).isEqualTo(1);
+    }
+
+    @Test
+    void aSuspectThatCrashedNodesBeforeRunsAloneOnItsDecisiveRun() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        AtomicInteger running = new AtomicInteger();
+        AtomicBoolean aloneWhenSuspectRan = new AtomicBoolean();
+        AtomicInteger suspectRuns = new AtomicInteger();
+        JobHandler probe = new JobHandler() {
+            public String type() {
+                return "probe";
+            }
+
+            public void execute(JobContext job) throws InterruptedException {
+                int now = running.incrementAndGet();
+                try {
+                    if ("suspect".equals(job.payload())) {
+                        suspectRuns.incrementAndGet();
+                        aloneWhenSuspectRan.set(now == 1);
+                    }
+                    Thread.sleep(50);
+                } finally {
+                    running.decrementAndGet();
+                }
+            }
+        };
+        jobs.enqueue(100, "probe", "", 1);
+        jobs.execute("insert into {s}.job (type, payload, crashes) values ('probe', 'suspect', 2)");
+        jobs.enqueue(100, "probe", "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(8), List.of(probe))) {
+            Jobs.await("done", Duration.ofSeconds(60), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(suspectRuns.get()).isEqualTo(1);
+        assertThat(aloneWhenSuspectRan).as("no other job ran beside the suspect").isTrue();
+    }
+
+    @Test
+    void anOutcomeTheDatabaseRefusesIsDeadLetteredWithoutHoldingUpTheOthers() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        JobHandler timer = new JobHandler() {
+            public String type() {
+                return "timer";
+            }
+
+            public void execute(JobContext job) throws InterruptedException {
+                started.countDown();
+                go.await();
+            }
+        };
+        jobs.execute("insert into {s}.job (type, repeat_interval) values ('timer', interval '1 minute')");
+        jobs.enqueue(50, NoopHandler.TYPE, "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s, List.of(timer, new NoopHandler()))) {
+            assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+            // While it runs, its row changes so that its next slot is past the end of time.
+            jobs.execute("update {s}.job set repeat_interval = interval '1000000 years' where type = 'timer'");
+            go.countDown();
+            Jobs.await("everything written", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            jobs.enqueue(50, NoopHandler.TYPE, "", 1);
+            Jobs.await("the pipeline still flows", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where type = 'timer'"
+                + " and error like 'its outcome could not be stored (NEXT_SLOT): %timestamp out of range%'")).isEqualTo(1);
+    }
+}
