@@ -5,6 +5,7 @@ import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,6 +38,16 @@ public final class ExecutorConfig {
         putDuration(m, "retryBackoffMax", s.retryBackoffMax);
         put(m, "completionBatchSize", s.completionBatchSize);
         putDuration(m, "shutdownGracePeriod", s.shutdownGracePeriod);
+        putDuration(m, "jobTimeout", s.jobTimeout);
+        if (s.jobTimeouts != null && !s.jobTimeouts.isEmpty()) {
+            // The executor reads a JSON object of job type to duration; keys sorted, so the
+            // config hash only changes when the content does.
+            Map<String, String> iso = new TreeMap<>();
+            s.jobTimeouts.forEach((type, d) -> iso.put(type, KubeDurations.parse(d).toString()));
+            m.put("jobTimeouts", Serialization.asJson(iso));
+        }
+        put(m, "maxCrashes", s.maxCrashes);
+        putDuration(m, "startupTimeout", s.startupTimeout);
         put(m, "schema", s.schema);
         return m;
     }

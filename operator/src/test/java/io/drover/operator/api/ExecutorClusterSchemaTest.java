@@ -44,6 +44,10 @@ class ExecutorClusterSchemaTest {
             disruptionBudget: {maxUnavailable: -1}      | spec.disruptionBudget.maxUnavailable: Invalid value: -1
             imagePullPolicy: Sometimes                  | spec.imagePullPolicy: Invalid value: "Sometimes"
             terminationGracePeriodSeconds: 0            | spec.terminationGracePeriodSeconds: Invalid value: 0
+            jobTimeout: forever                         | spec.jobTimeout: Invalid value: "forever": spec.jobTimeout in body should match
+            jobTimeouts: {report: 2 hours}              | spec.jobTimeouts.report: Invalid value: "2 hours": spec.jobTimeouts.report in body should match
+            maxCrashes: 0                               | spec.maxCrashes: Invalid value: 0: spec.maxCrashes in body should be greater than or equal to 1
+            startupTimeout: "5"                         | spec.startupTimeout: Invalid value: "5": spec.startupTimeout in body should match
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -122,8 +126,13 @@ class ExecutorClusterSchemaTest {
                 globalLockWaitTime: 500ms
                 shutdownGracePeriod: 45s
                 terminationGracePeriodSeconds: 90
+                jobTimeout: 30m
+                jobTimeouts: {report: 2h, http: 30s}
+                maxCrashes: 2
+                startupTimeout: 10m
                 autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 8}
                 """));
+        assertThat(ec.getSpec().jobTimeouts).containsEntry("report", "2h").containsEntry("http", "30s");
         assertThat(ec.getSpec().lockMode).isEqualTo(LockMode.Global);
         assertThat(ec.getSpec().acquirePageSize).isEqualTo(512);
         assertThat(ec.getSpec().autoscaling.minReplicas).isZero();

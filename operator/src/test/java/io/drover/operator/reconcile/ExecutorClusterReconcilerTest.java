@@ -60,6 +60,9 @@ class ExecutorClusterReconcilerTest {
                 lockMode: Global
                 threads: 64
                 lockExpiry: 1m30s
+                jobTimeout: 1h
+                jobTimeouts: {report: 2h30m, http: 30s}
+                maxCrashes: 2
                 jvmOptions: -XX:MaxRAMPercentage=70
                 database: {host: db.example.internal, name: jobs, sslMode: require, credentialsSecret: {name: jobs-db}}
                 """));
@@ -82,6 +85,9 @@ class ExecutorClusterReconcilerTest {
                 .containsEntry("DROVER_QUEUESIZE", "1024")
                 .containsEntry("DROVER_ACQUIREPAGESIZE", "256")
                 .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
+                .containsEntry("DROVER_JOBTIMEOUT", "PT1H")
+                .containsEntry("DROVER_JOBTIMEOUTS", "{\"http\":\"PT30S\",\"report\":\"PT2H30M\"}")
+                .containsEntry("DROVER_MAXCRASHES", "2")
                 .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
                         "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor")
                 .doesNotContainKey("DROVER_GLOBALLOCKWAITTIME");

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Desired state of an executor fleet. Executor settings carry the executor's own names
@@ -122,6 +123,25 @@ public class ExecutorClusterSpec {
     @Size(max = 32)
     @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Executor default 30s.")
     public String shutdownGracePeriod;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Executor default 15m.")
+    public String jobTimeout;
+
+    @Size(max = 100)
+    @JsonPropertyDescription("jobTimeout per job type, e.g. {report: 2h, http: 30s}; types not listed use jobTimeout.")
+    public Map<String, @Pattern(DURATION) @Size(max = 32) String> jobTimeouts;
+
+    @Min(1)
+    @Max(100)
+    @JsonPropertyDescription("Node deaths while running one job after which the job is dead-lettered as poison (the last such run runs alone on its node). Executor default 3.")
+    public Integer maxCrashes;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("How long a starting node keeps retrying the database (connection, migrations) before it exits with the cause; meanwhile it is alive but not ready. Executor default 5m.")
+    public String startupTimeout;
 
     @Pattern("^[a-z_][a-z0-9_]{0,49}$")
     @JsonPropertyDescription("PostgreSQL schema of the job tables (lower-case identifier, at most 50 characters). Executor default drover.")
