@@ -14,7 +14,7 @@ OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
 	crds crds-check test-binaries cluster-binaries run-intro operator-image images e2e cluster-up keda down \
-	run-local bench-cluster
+	run-local bench-cluster chaos
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
 DROVER_CACHE ?= $(HOME)/.cache/drover
@@ -84,6 +84,10 @@ bench: bench-deps ## Full benchmark matrix + SQL floor; writes docs/benchmarks/l
 
 bench-quick: bench-deps ## Short benchmark (under 2 min of runs); writes target/bench-quick/
 	$(BENCH_RUN) --quick --command="make bench-quick"
+
+chaos: ## Fault campaign: executor processes on a real PostgreSQL under kill -9, SIGSTOP, restarts, outages, half-open connections, poison jobs; writes docs/reliability.md (~5 min)
+	$(MVN) -pl executor-image,chaos verify -Pchaos -Dtest=NONE -Dit.test=ChaosCampaignIT \
+	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
 
 image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian if missing
 	@command -v umoci >/dev/null && command -v skopeo >/dev/null || \

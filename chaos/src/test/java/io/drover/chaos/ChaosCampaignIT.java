@@ -1,0 +1,271 @@
+package io.drover.chaos;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The fault campaign ({@code make chaos}): the packaged executor service as separate processes,
+ * three nodes per scenario draining 2,000 jobs of 100 ms on a real PostgreSQL, a fault in the
+ * middle, every start and finish counted by job id by an external receiver. Each scenario
+ * passes with 0 jobs lost, 0 jobs dead-lettered without having run (poison aside, with the right
+ * reason), duplicates only among jobs whose first run started before the fault ended (on the
+ * faulted node, when one node was faulted), and every node ready and draining afterwards with
+ * no help but what Kubernetes gives (restart on exit or failed liveness). The table of results
+ * goes into docs/reliability.md.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ChaosCampaignIT {
+    static final Duration LOCK_EXPIRY = Duration.ofSeconds(10);
+    static final int JOBS = 2000;
+    static final String JOB_MILLIS = "100";
+    static final Map<String, String> SETTINGS = Map.of("lockExpiry", "10s", "threads", "4", "queueSize", "200",
+            "acquirePageSize", "100", "shutdownGracePeriod", "5s", "retryBackoff", "200ms");
+
+    static Campaign campaign;
+    static final List<Report.Row> rows = new ArrayList<>();
+    static int schemas;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos"));
+        Files.createDirectories(work);
+        Path handlers = Files.createDirectories(work.resolve("handlers"));
+        Files.copy(Path.of(System.getProperty("chaos.handlerJar")), handlers.resolve("chaos-handler.jar"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Database database = new Database(Files.createTempDirectory(work, "pg"), 15_432 + (int) (ProcessHandle.current().pid() % 1000));
+        database.start();
+        campaign = new Campaign(database, new Receiver(), Path.of(System.getProperty("chaos.executorJar")), handlers, work);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        Report.write(rows, Path.of(System.getProperty("chaos.report", "target/chaos/reliability.md")),
+                campaign.workDir().resolve("report.md"));
+        campaign.receiver().close();
+        campaign.database().close();
+    }
+
+    /** What the scenario does to the fleet, and when the fault ended. */
+    interface Fault {
+        void inject(Fleet fleet) throws Exception;
+    }
+
+    private static Fleet fleet(String lockMode, Map<String, String> extra, String... labels) throws Exception {
+        Fleet fleet = new Fleet(campaign.database(), "chaos_" + (++schemas));
+        Map<String, String> settings = new LinkedHashMap<>(SETTINGS);
+        settings.put("lockMode", lockMode);
+        settings.putAll(extra);
+        for (String label : labels) {
+            fleet.start(label, label.contains("/") ? label.substring(label.indexOf('/') + 1) : label, settings, campaign);
+        }
+        fleet.awaitReady(Duration.ofMinutes(2));
+        return fleet;
+    }
+
+    /**
+     * Seeds the jobs, waits until a fifth of them finished, injects the fault, waits for the
+     * drain, then checks that every node is ready and that fresh jobs still drain.
+     */
+    private static Accounting run(String scenario, String fault, String lockMode, Fleet fleet, String faultedNode,
+                                  Fault action) throws Exception {
+        campaign.receiver().clear();
+        long t0 = System.nanoTime();
+        List<Long> jobs = fleet.insert(JOBS, "chaos", JOB_MILLIS, 3);
+        long faultStart = t0;
+        long faultEnd = t0;
+        try {
+            Fleet.await("a fifth of the jobs finished", Duration.ofMinutes(2), () -> campaign.receiver().events()
+                    .stream().filter(e -> e.kind().equals("finish")).count() >= JOBS / 5);
+            faultStart = System.nanoTime();
+            action.inject(fleet);
+            faultEnd = System.nanoTime();
+            Fleet.await("the jobs drained", Duration.ofMinutes(3), fleet.sql("select count(*) from {s}.job", 0));
+        } catch (AssertionError e) {
+            System.out.println("[chaos] " + scenario + " (" + lockMode + "): " + e.getMessage());
+        }
+        return finish(scenario, fault, lockMode, fleet, jobs, Map.of(), faultStart, faultEnd,
+                Duration.ofNanos(System.nanoTime() - Math.max(faultEnd, t0)), faultedNode);
+    }
+
+    private static Accounting finish(String scenario, String fault, String lockMode, Fleet fleet, List<Long> jobs,
+                                     Map<Long, Predicate<String>> poison, long faultStart, long faultEnd,
+                                     Duration recovered, String faultedNode) throws Exception {
+        try {
+            return account(scenario, fault, lockMode, fleet, jobs, poison, faultStart, faultEnd, recovered, faultedNode);
+        } finally {
+            fleet.close();
+        }
+    }
+
+    private static Accounting account(String scenario, String fault, String lockMode, Fleet fleet, List<Long> jobs,
+                                      Map<Long, Predicate<String>> poison, long faultStart, long faultEnd,
+                                      Duration recovered, String faultedNode) throws Exception {
+        // No node may be left wedged: all ready again, and fresh jobs drain, with no help.
+        boolean ready = true;
+        try {
+            fleet.awaitReady(Duration.ofMinutes(2));
+        } catch (AssertionError e) {
+            ready = false;
+        }
+        List<Long> probe = fleet.insert(30, "chaos", "10", 3);
+        boolean probeDrained = true;
+        try {
+            Fleet.await("fresh jobs drain after the fault", Duration.ofMinutes(2),
+                    fleet.sql("select count(*) from {s}.job where id >= " + probe.get(0), 0));
+        } catch (AssertionError e) {
+            probeDrained = false;
+        }
+        Accounting a = Accounting.of(jobs, poison, fleet.deadLetters(), campaign.receiver().events(), faultEnd,
+                faultedNode);
+        int restarts = fleet.nodes().stream().mapToInt(ExecutorNode::restarts).sum();
+        Report.Row row = new Report.Row(scenario, fault, lockMode, jobs.size(), a, restarts,
+                Duration.ofNanos(faultEnd - faultStart), recovered, ready && probeDrained);
+        rows.add(row);
+        System.out.println("[chaos] " + row.markdown());
+        assertThat(a.lost()).as(scenario + ": jobs lost").isEmpty();
+        assertThat(a.deadWithoutRun()).as(scenario + ": ordinary jobs dead-lettered").isEmpty();
+        assertThat(a.unexplainedDuplicates()).as(scenario + ": duplicates whose first run did not start before the"
+                + " fault on the faulted node").isEmpty();
+        assertThat(a.wrongPoisonReasons()).as(scenario + ": poison jobs and their reasons").isEmpty();
+        assertThat(ready).as(scenario + ": every node ready after the fault").isTrue();
+        assertThat(probeDrained).as(scenario + ": fresh jobs drain after the fault").isTrue();
+        return a;
+    }
+
+    private static final String[] THREE = {"node-0", "node-1", "node-2"};
+
+    @Test
+    @Order(1)
+    void killMinus9SkipLocked() throws Exception {
+        killMinus9("SkipLocked");
+    }
+
+    @Test
+    @Order(2)
+    void killMinus9Global() throws Exception {
+        killMinus9("Global");
+    }
+
+    @Test
+    @Order(3)
+    void killMinus9Optimistic() throws Exception {
+        killMinus9("Optimistic");
+    }
+
+    private void killMinus9(String lockMode) throws Exception {
+        Fleet fleet = fleet(lockMode, Map.of(), THREE);
+        run("kill -9 under load", "SIGKILL of node-1 (restarted like a pod's container)", lockMode, fleet, "node-1",
+                f -> f.node("node-1").kill9());
+    }
+
+    @Test
+    @Order(4)
+    void frozenPastLockExpiry() throws Exception {
+        Fleet fleet = fleet("Global", Map.of(), THREE);
+        run("node frozen past lockExpiry", "SIGSTOP of node-1 for 2 x lockExpiry (20 s), then SIGCONT", "Global",
+                fleet, "node-1", f -> {
+                    f.node("node-1").freeze();
+                    Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
+                    f.node("node-1").thaw();
+                });
+    }
+
+    @Test
+    @Order(5)
+    void postgresRestart() throws Exception {
+        Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
+        run("PostgreSQL restart", "fast shutdown and start of the server", "SkipLocked", fleet, null, f -> {
+            campaign.database().stop();
+            campaign.database().start();
+        });
+    }
+
+    @Test
+    @Order(6)
+    void postgresDownTwiceLockExpiry() throws Exception {
+        Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
+        run("PostgreSQL down", "server stopped for 2 x lockExpiry (20 s); node-2 killed meanwhile, so it"
+                + " starts while the database is away", "SkipLocked", fleet, null, f -> {
+                    campaign.database().stop();
+                    Thread.sleep(2000);
+                    f.node("node-2").kill9();
+                    Thread.sleep(LOCK_EXPIRY.toMillis() * 2 - 2000);
+                    campaign.database().start();
+                });
+    }
+
+    @Test
+    @Order(7)
+    void halfOpenConnections() throws Exception {
+        Fleet fleet = fleet("Global", Map.of(), THREE);
+        run("half-open connections", "node-1's connections black-holed for 2 x lockExpiry (no RST; they never"
+                + " recover), then new connections pass", "Global", fleet, "node-1", f -> {
+                    f.proxy("node-1").blackHole();
+                    Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
+                    f.proxy("node-1").heal();
+                });
+    }
+
+    @Test
+    @Order(8)
+    void poisonJobs() throws Exception {
+        Fleet fleet = fleet("SkipLocked", Map.of("jobTimeout", "5s"), THREE);
+        campaign.receiver().clear();
+        long t0 = System.nanoTime();
+        Map<Long, Predicate<String>> poison = new LinkedHashMap<>();
+        for (long id : fleet.ids("insert into " + fleet.schema() + ".job (type, payload, due_at)"
+                + " select 'chaos', '10', '1700-01-01 00:00:00+00' from generate_series(1, 5) returning id")) {
+            poison.put(id, e -> e.startsWith("dueAt is out of range"));
+        }
+        for (long id : fleet.insert(1, "chaos", "exit", 3)) {
+            poison.put(id, e -> e.startsWith("poison: 3 executor nodes died while running it"));
+        }
+        for (long id : fleet.insert(1, "chaos", "hang", 2)) {
+            poison.put(id, e -> e.startsWith("failed 2 of 2 attempts; last error: timed out after PT5S"));
+        }
+        for (long id : fleet.ids("insert into " + fleet.schema() + ".job (type, payload)"
+                + " values ('chaos', repeat('9', 5000000)) returning id")) {
+            poison.put(id, e -> e.startsWith("payload is too large"));
+        }
+        for (long id : fleet.ids("insert into " + fleet.schema() + ".job (type, payload, repeat_interval)"
+                + " values ('chaos', '10', interval '1000000 years') returning id")) {
+            poison.put(id, e -> e.startsWith("repeat interval is out of range"));
+        }
+        List<Long> jobs = fleet.insert(1000, "chaos", JOB_MILLIS, 3);
+        try {
+            Fleet.await("ordinary jobs done and poison dead-lettered", Duration.ofMinutes(4),
+                    fleet.sql("select count(*) from {s}.job", 0));
+        } catch (AssertionError e) {
+            System.out.println("[chaos] poison jobs: " + e.getMessage());
+        }
+        long end = System.nanoTime();
+        // The faults last the whole run: "drained in" is the whole run.
+        finish("poison jobs", "due in 1700 (5), a handler that calls System.exit, one that hangs ignoring"
+                        + " interrupts (jobTimeout 5s), a 5 MB payload, a recurring timer of 1,000,000 years", "SkipLocked",
+                fleet, jobs, poison, t0, end, Duration.ofNanos(end - t0), null);
+    }
+
+    @Test
+    @Order(9)
+    void twoClustersWithTheSamePodNames() throws Exception {
+        Fleet fleet = fleet("SkipLocked", Map.of(), "A/executor-0", "A/executor-1", "A/executor-2",
+                "B/executor-0", "B/executor-1", "B/executor-2");
+        run("two clusters, same pod names, one schema", "SIGKILL of B/executor-1 while A/executor-1 lives",
+                "SkipLocked", fleet, "B/executor-1", f -> f.node("B/executor-1").kill9());
+    }
+}
