@@ -1,5 +1,5 @@
--- Attempts are charged when a job starts, not when a node locks it into its queue, and a node
--- that dies while running a job is counted apart from the job's own failures.
+-- Attempts are charged by a run, not when a node locks the job into its queue, and a node that
+-- dies while running a job is counted apart from the job's own failures.
 --
 -- Rules for every migration from here on (they run while older nodes keep working during a
 -- rolling upgrade): only changes that take their lock for an instant (add a nullable column, or
@@ -9,10 +9,14 @@
 -- executor behind its lock request) fails fast; the starting node retries it with back-off.
 set local lock_timeout = '5s';
 
--- When a node started running the job (its start mark, written just before the handler runs
--- and in the same statement that charges the attempt); null while the job waits, queued or not.
--- A node that dies leaves its started jobs with started_at set: that is how recovery tells a
--- job that was running (a crash, counted) from one that was only queued (no charge at all).
+-- A node died holding this job (its lock expired, or its restarted successor released it), so
+-- the job may have been running when it died. Its next runs are watched: each writes a start
+-- mark before the handler runs. Ordinary jobs start without that extra write.
+alter table job add column suspect boolean not null default false;
+
+-- When a watched run started (its start mark, which also charges the attempt); null otherwise.
+-- A node that dies during a watched run leaves started_at set: that is how recovery tells a
+-- crash (counted) from a job that was only queued.
 alter table job add column started_at timestamptz;
 
 -- Executor nodes that died while running this job. A job that keeps killing nodes (a JVM exit,

@@ -16,16 +16,21 @@ import java.util.function.Predicate;
  * on the faulted node when one node was faulted).
  */
 record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Long> duplicates,
-                  List<Long> unexplainedDuplicates, int expectedDeadLetters, List<String> wrongPoisonReasons) {
+                  List<Long> startedDuringFault, List<Long> unexplainedDuplicates, int expectedDeadLetters,
+                  List<String> wrongPoisonReasons) {
+    /** The faulted node of a fault that hit no node (the database alone): every duplicate is unexplained. */
+    static final String NO_NODE = "(no node)";
 
     /**
      * @param jobs           the ordinary jobs of the scenario (must each finish)
      * @param poison         poison jobs and the predicate their dead letter's reason must meet
+     * @param faultStart     when the fault began (receiver clock)
      * @param faultEnd       when the fault ended (receiver clock); duplicates must have started before
-     * @param faultedNode    the node the fault hit, or null when it hit the database
+     * @param faultedNode    the node the fault hit; {@link #NO_NODE} when it hit none; null when
+     *                       any node's runs may have been cut short (poison jobs)
      */
     static Accounting of(Collection<Long> jobs, Map<Long, Predicate<String>> poison, Map<Long, String> deadLetters,
-                         List<Receiver.Event> events, long faultEnd, String faultedNode) {
+                         List<Receiver.Event> events, long faultStart, long faultEnd, String faultedNode) {
         Map<Long, List<Receiver.Event>> starts = new HashMap<>();
         Set<Long> finished = new HashSet<>();
         for (Receiver.Event e : events) {
@@ -38,6 +43,7 @@ record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Lon
         List<Long> lost = new ArrayList<>();
         List<Long> deadWithoutRun = new ArrayList<>();
         List<Long> duplicates = new ArrayList<>();
+        List<Long> during = new ArrayList<>();
         List<Long> unexplained = new ArrayList<>();
         for (long id : jobs) {
             if (deadLetters.containsKey(id)) {
@@ -49,6 +55,9 @@ record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Lon
             if (s.size() > 1) {
                 duplicates.add(id);
                 Receiver.Event first = s.get(0);
+                if (first.nanos() > faultStart) {
+                    during.add(id);
+                }
                 if (first.nanos() > faultEnd || (faultedNode != null && !first.node().equals(faultedNode))) {
                     unexplained.add(id);
                 }
@@ -61,7 +70,7 @@ record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Lon
                 wrong.add(id + ": " + (error == null ? "not dead-lettered" : error.lines().findFirst().orElse("")));
             }
         });
-        return new Accounting(jobs.size(), lost, deadWithoutRun, duplicates, unexplained, poison.size(), wrong);
+        return new Accounting(jobs.size(), lost, deadWithoutRun, duplicates, during, unexplained, poison.size(), wrong);
     }
 
     boolean passed() {

@@ -130,8 +130,8 @@ class ChaosCampaignIT {
         } catch (AssertionError e) {
             probeDrained = false;
         }
-        Accounting a = Accounting.of(jobs, poison, fleet.deadLetters(), campaign.receiver().events(), faultEnd,
-                faultedNode);
+        Accounting a = Accounting.of(jobs, poison, fleet.deadLetters(), campaign.receiver().events(), faultStart,
+                faultEnd, faultedNode);
         int restarts = fleet.nodes().stream().mapToInt(ExecutorNode::restarts).sum();
         Report.Row row = new Report.Row(scenario, fault, lockMode, jobs.size(), a, restarts,
                 Duration.ofNanos(faultEnd - faultStart), recovered, ready && probeDrained);
@@ -148,6 +148,8 @@ class ChaosCampaignIT {
     }
 
     private static final String[] THREE = {"node-0", "node-1", "node-2"};
+    /** A fault of the database alone: no node was hit, so no job may run twice. */
+    private static final String NO_NODE = Accounting.NO_NODE;
 
     @Test
     @Order(1)
@@ -189,7 +191,7 @@ class ChaosCampaignIT {
     @Order(5)
     void postgresRestart() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
-        run("PostgreSQL restart", "fast shutdown and start of the server", "SkipLocked", fleet, null, f -> {
+        run("PostgreSQL restart", "fast shutdown and start of the server", "SkipLocked", fleet, NO_NODE, f -> {
             campaign.database().stop();
             campaign.database().start();
         });
@@ -199,8 +201,19 @@ class ChaosCampaignIT {
     @Order(6)
     void postgresDownTwiceLockExpiry() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
-        run("PostgreSQL down", "server stopped for 2 x lockExpiry (20 s); node-2 killed meanwhile, so it"
-                + " starts while the database is away", "SkipLocked", fleet, null, f -> {
+        run("PostgreSQL down", "server stopped for 2 x lockExpiry (20 s)", "SkipLocked", fleet, NO_NODE, f -> {
+            campaign.database().stop();
+            Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
+            campaign.database().start();
+        });
+    }
+
+    @Test
+    @Order(7)
+    void nodeStartingWhilePostgresIsDown() throws Exception {
+        Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
+        run("a node starts while PostgreSQL is down", "server stopped for 2 x lockExpiry (20 s); node-2 killed"
+                + " 2 s into it, so it starts while the database is away", "SkipLocked", fleet, "node-2", f -> {
                     campaign.database().stop();
                     Thread.sleep(2000);
                     f.node("node-2").kill9();
@@ -210,7 +223,7 @@ class ChaosCampaignIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void halfOpenConnections() throws Exception {
         Fleet fleet = fleet("Global", Map.of(), THREE);
         run("half-open connections", "node-1's connections black-holed for 2 x lockExpiry (no RST; they never"
@@ -222,7 +235,7 @@ class ChaosCampaignIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void poisonJobs() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of("jobTimeout", "5s"), THREE);
         campaign.receiver().clear();
@@ -261,7 +274,7 @@ class ChaosCampaignIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void twoClustersWithTheSamePodNames() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of(), "A/executor-0", "A/executor-1", "A/executor-2",
                 "B/executor-0", "B/executor-1", "B/executor-2");

@@ -30,8 +30,10 @@ final class Report {
                 return "0";
             }
             String ids = a.duplicates().size() <= 8 ? " (ids " + a.duplicates() + ")" : "";
+            String during = a.startedDuringFault().isEmpty() ? ""
+                    : " (" + a.startedDuringFault().size() + " of them started during it, before the node could tell)";
             return a.duplicates().size() + ids + (a.unexplainedDuplicates().isEmpty()
-                    ? ", all started before the fault ended"
+                    ? ", all started on the faulted node before the fault ended" + during
                     : ", **" + a.unexplainedDuplicates().size() + " not explained by the fault**");
         }
     }

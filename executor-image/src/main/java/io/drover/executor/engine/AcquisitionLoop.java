@@ -95,6 +95,7 @@ final class AcquisitionLoop {
                 held.acquired(acquisition.jobs(), start);
                 metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
                 problems.succeeded();
+                database.succeeded();
                 errorBackoff = 100;
                 pool.enqueue(acquisition.jobs());
                 pool.unreserve(reserved - acquisition.jobs().size());

@@ -33,6 +33,8 @@ final class CompletionLoop {
     private final Thread thread;
     private volatile boolean stopping;
     private volatile long hardDeadlineNanos = Long.MAX_VALUE;
+    /** When the batch being written was first tried; 0 while none is. */
+    private volatile long writingSinceNanos;
 
     CompletionLoop(DataSource dataSource, CompletionWriter writer, HeldJobs held, DatabaseHealth database,
                    Heartbeats heartbeats, ExecutorMetrics metrics, int maxBatch, String nodeName) {
@@ -56,6 +58,12 @@ final class CompletionLoop {
 
     int pending() {
         return outcomes.size();
+    }
+
+    /** How long the batch being written has been trying (0 when none is): a stalled pipeline. */
+    long stalledNanos() {
+        long since = writingSinceNanos;
+        return since == 0 ? 0 : System.nanoTime() - since;
     }
 
     private void run() {
@@ -84,12 +92,22 @@ final class CompletionLoop {
     private void writeUntilDone(List<Outcome> outcomes) throws InterruptedException {
         CompletionWriter.Batch batch = new CompletionWriter.Batch();
         outcomes.forEach(o -> batch.add(o.entry()));
+        writingSinceNanos = System.nanoTime();
+        try {
+            writeWithRetries(outcomes, batch);
+        } finally {
+            writingSinceNanos = 0;
+        }
+    }
+
+    private void writeWithRetries(List<Outcome> outcomes, CompletionWriter.Batch batch) throws InterruptedException {
         long backoff = 100;
         while (true) {
             beat.beat();
             try (Connection c = dataSource.getConnection()) {
                 CompletionWriter.Result result = writer.write(c, batch);
                 problems.succeeded();
+                database.succeeded();
                 metrics.completionBatch(outcomes.size());
                 if (!result.refused().isEmpty()) {
                     LOG.errorf("The database refused the outcome of jobs %s; they were moved to dead letters with"

@@ -1,15 +1,30 @@
 package io.drover.executor.engine;
 
 /**
- * When this node last failed to talk to the database, whatever the loop. The expiry sweep
- * reads it: right after an outage every node's locks look expired, and a node that sweeps
- * before the others have renewed would take their running jobs from them (duplicates). So a
- * node sweeps only after a quiet period without failures, long enough for every live node to
- * have renewed.
+ * When this node last reached, and last failed to reach, the database, whatever the loop.
+ * <ul>
+ *   <li>The expiry sweep reads it: right after an outage every node's locks look expired, and a
+ *       node that sweeps before the others have renewed would take their running jobs from them
+ *       (duplicates). So a node sweeps only after a quiet period without failures, long enough
+ *       for every live node to have renewed.</li>
+ *   <li>Workers read it: while the last word from the database is a failure, no job starts. Its
+ *       outcome could not be recorded, and if the node then died, or its locks lapsed, the job
+ *       would run again elsewhere.</li>
+ * </ul>
  */
 final class DatabaseHealth {
     private volatile boolean everFailed;
     private volatile long lastFailureNanos;
+    private volatile long lastSuccessNanos = System.nanoTime();
+
+    void succeeded() {
+        lastSuccessNanos = System.nanoTime();
+    }
+
+    /** False while the latest database call of any loop failed as unreachable. */
+    boolean reachable() {
+        return !everFailed || lastSuccessNanos - lastFailureNanos > 0;
+    }
 
     /** Records the failure if it says the database was unreachable (not a bad statement or row). */
     void failed(Exception e) {

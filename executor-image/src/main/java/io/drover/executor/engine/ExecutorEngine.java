@@ -71,8 +71,13 @@ public final class ExecutorEngine implements AutoCloseable {
                 heartbeats, settings.lockRenewInterval().toMillis(), node);
         JobRunner runner = new JobRunner(handlers,
                 new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics, node);
+        // Jobs start only while their outcomes can be recorded: the last word from the database
+        // was not a failure, and no batch of outcomes has been stuck for a second (a hung write:
+        // a half-open connection is only found out when its timeout fires).
+        long stalled = Duration.ofSeconds(1).toNanos();
         this.pool = new WorkerPool(settings.threads(), settings.queueSize(), settings.virtualThreads(), node,
-                runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit, metrics);
+                runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit,
+                () -> database.reachable() && completions.stalledNanos() < stalled, metrics);
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, tables, owner, metrics), pool, held,
                 database, heartbeats, metrics, settings.acquirePageSize(), settings.acquireInterval(), tables, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,

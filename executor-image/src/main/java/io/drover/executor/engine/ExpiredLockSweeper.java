@@ -17,9 +17,12 @@ import java.util.concurrent.TimeUnit;
  * moving repeat node-killers to dead letters ({@link LockMaintenance}).
  *
  * <p>It never sweeps a job this node still holds, and it holds back for a quiet period after
- * any database failure of this node: when the database comes back from an outage, every live
- * node's locks have expired at once, and sweeping before the other nodes had a chance to renew
- * theirs would take their running jobs from them and run those jobs twice.
+ * any database failure of this node, and after the node starts: when the database comes back
+ * from an outage, every live node's locks have expired at once, and sweeping before the other
+ * nodes had a chance to renew theirs would take their running jobs from them and run those jobs
+ * twice. A node that starts just then (it waited for the database) saw no failure of its own,
+ * so it waits the same quiet period before its first sweep (the fault campaign caught it taking
+ * hundreds of running jobs from two live nodes).
  */
 final class ExpiredLockSweeper {
     private static final Logger LOG = Logger.getLogger(ExpiredLockSweeper.class);
@@ -53,7 +56,7 @@ final class ExpiredLockSweeper {
     }
 
     void start() {
-        scheduler.scheduleWithFixedDelay(this::sweep, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::sweep, quietNanos / 1_000_000, every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     void sweep() {
@@ -70,6 +73,7 @@ final class ExpiredLockSweeper {
         try (Connection c = dataSource.getConnection()) {
             LockMaintenance.Recovered r = maintenance.sweepExpired(c, held.snapshot());
             problems.succeeded();
+            database.succeeded();
             if (r.total() > 0) {
                 metrics.locksRecovered(r.unlocked(), r.crashed(), r.poisoned());
                 LOG.infof("Recovered %d jobs whose node stopped renewing its locks: %d were running (a crash"

@@ -51,11 +51,9 @@ final class HeldJobs {
         }
     }
 
-    /** The start mark renewed the lock too. */
-    void started(long id, long sentNanos) {
+    void running(long id) {
         Lease l = leases.get(id);
         if (l != null) {
-            l.deadline = sentNanos + leaseNanos;
             l.state = State.RUNNING;
         }
     }

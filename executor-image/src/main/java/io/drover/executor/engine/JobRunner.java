@@ -53,20 +53,20 @@ final class JobRunner {
     private Outcome decideBeforeStart(AcquiredJob job) {
         Optional<String> problem = JobLimits.dueAtProblem(job.dueAt(), Instant.now());
         if (problem.isPresent()) {
-            return new Outcome.DeadLetter(job, "dueAt is out of range: " + problem.get());
+            return new Outcome.DeadLetter(job, "dueAt is out of range: " + problem.get(), 0);
         }
         if (job.recurring() && (problem = JobLimits.repeatProblem(job.repeatSeconds())).isPresent()) {
-            return new Outcome.DeadLetter(job, "repeat interval is out of range: " + problem.get());
+            return new Outcome.DeadLetter(job, "repeat interval is out of range: " + problem.get(), 0);
         }
         if ((problem = JobLimits.payloadProblem(job.payloadBytes())).isPresent()) {
-            return new Outcome.DeadLetter(job, "payload is too large: " + problem.get());
+            return new Outcome.DeadLetter(job, "payload is too large: " + problem.get(), 0);
         }
         if (handlers.find(job.type()).isEmpty()) {
             String type = Text.storable(job.type());
             if (job.deferrals() + 1 >= RetryPolicy.MAX_DEFERRALS) {
                 return new Outcome.DeadLetter(job, "no handler for job type '" + type + "': handed back "
                         + (job.deferrals() + 1) + " times by the nodes that took it; node " + nodeName
-                        + " has handlers for " + handlers.types());
+                        + " has handlers for " + handlers.types(), 0);
             }
             return new Outcome.Deferred(job, RetryPolicy.DEFER_DELAY.toMillis(), "no handler for job type '" + type
                     + "' on node " + nodeName + " (it has " + handlers.types() + "); handed back for another node");
@@ -74,16 +74,19 @@ final class JobRunner {
         return null;
     }
 
-    /** Runs a started job's handler. */
-    Outcome run(AcquiredJob job, JobStarts.Started started) {
+    /**
+     * Runs a job's handler. {@code watched}: a start mark charged this run's attempt already (a
+     * suspect's run); otherwise the outcome charges it.
+     */
+    Outcome run(AcquiredJob job, JobStarts.Started started, boolean watched) {
         metrics.started(job.dueAt());
         long start = System.nanoTime();
-        Outcome outcome = execute(job, started);
+        Outcome outcome = execute(job, started, watched);
         metrics.executed(job.type(), outcome.name(), System.nanoTime() - start);
         return outcome;
     }
 
-    private Outcome execute(AcquiredJob job, JobStarts.Started started) {
+    private Outcome execute(AcquiredJob job, JobStarts.Started started, boolean watched) {
         Optional<JobHandler> handler = handlers.find(job.type());
         if (handler.isEmpty()) { // precheck ran first; kept so this method stands on its own
             return decideBeforeStart(job);
@@ -94,41 +97,48 @@ final class JobRunner {
             handler.get().execute(context);
             return new Outcome.Succeeded(job);
         } catch (PermanentJobFailure e) {
-            return new Outcome.DeadLetter(job, describe(e));
+            return new Outcome.DeadLetter(job, describe(e), charge(watched));
         } catch (InterruptedException e) {
             // Interrupts come from a shutdown past its grace period (a timeout is decided by
-            // the worker pool, which replaces this outcome): the run was cut short, not failed.
+            // the worker pool, which replaces this outcome): the run was cut short, not failed,
+            // so it costs no attempt.
             Thread.currentThread().interrupt();
-            return new Outcome.Retry(job, 0, "interrupted by executor shutdown", true);
+            return new Outcome.Retry(job, 0, "interrupted by executor shutdown", watched ? -1 : 0);
         } catch (Throwable t) {
-            return failed(job, started.attempt(), describe(t));
+            return failed(job, started.attempt(), describe(t), watched);
         }
     }
 
     /** A failed attempt: retried with backoff, dead-lettered when attempts are used up; a recurring timer goes to its next slot. */
-    Outcome failed(AcquiredJob job, int attempt, String error) {
+    Outcome failed(AcquiredJob job, int attempt, String error, boolean watched) {
+        int delta = charge(watched);
         if (job.recurring()) {
-            return new Outcome.NextSlotAfterFailure(job, error);
+            return new Outcome.NextSlotAfterFailure(job, error, delta);
         }
         if (attempt >= job.maxAttempts()) {
             return new Outcome.DeadLetter(job, "failed " + attempt + " of " + job.maxAttempts()
-                    + " attempts; last error: " + error);
+                    + " attempts; last error: " + error, delta);
         }
-        return new Outcome.Retry(job, retryPolicy.delayMillis(attempt), error, false);
+        return new Outcome.Retry(job, retryPolicy.delayMillis(attempt), error, delta);
+    }
+
+    /** What a failed run adds to attempts: 1, unless its start mark charged it already. */
+    private static int charge(boolean watched) {
+        return watched ? 0 : 1;
     }
 
     /** A run that outlived its jobTimeout: a failed attempt. */
-    Outcome timedOut(AcquiredJob job, int attempt, Duration timeout, boolean stoppedWhenInterrupted) {
+    Outcome timedOut(AcquiredJob job, int attempt, Duration timeout, boolean stoppedWhenInterrupted, boolean watched) {
         Outcome o = failed(job, attempt, "timed out after " + timeout + (stoppedWhenInterrupted
                 ? " (jobTimeout); the handler was interrupted"
-                : " (jobTimeout) and did not stop when interrupted; its worker thread was replaced"));
+                : " (jobTimeout) and did not stop when interrupted; its worker thread was replaced"), watched);
         metrics.handled(job.type(), o.name());
         return o;
     }
 
-    /** A job the engine itself failed on (a bug): given back to run again, never lost, its attempt refunded if it started. */
-    Outcome internalError(AcquiredJob job, Throwable t, boolean started) {
-        return new Outcome.Retry(job, retryPolicy.delayMillis(1), "executor error: " + describe(t), started);
+    /** A job the engine itself failed on (a bug): given back to run again, never lost, at no attempt's cost. */
+    Outcome internalError(AcquiredJob job, Throwable t, boolean startMarked) {
+        return new Outcome.Retry(job, retryPolicy.delayMillis(1), "executor error: " + describe(t), startMarked ? -1 : 0);
     }
 
     /**

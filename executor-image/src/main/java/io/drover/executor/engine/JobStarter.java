@@ -15,19 +15,20 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Writes start marks ({@link JobStarts}) for the workers, group-commit style: a worker asks to
- * start a job and waits; this thread writes every request that arrived meanwhile in one
- * statement. An idle node pays one round trip per job; a busy one starts a whole group of jobs
- * per round trip. A worker never runs a job before its mark is committed, so a node that dies
- * leaves an exact record of what it was running, and a job whose lock was swept while it sat in
- * the queue is never run here. While the database is unreachable no job starts (its lock could
- * not be confirmed); requests whose lease runs out meanwhile are refused.
+ * Does the database work some jobs need right before they run ({@link JobStarts}), for the
+ * workers, group-commit style: a worker asks and waits; this thread serves every request that
+ * arrived meanwhile in one statement per kind, so a burst of suspects after a crash costs a
+ * round trip per group, not per job. Start marks (suspects) are committed before the handler
+ * runs, so a node that dies leaves an exact record of the watched runs it had going; payload
+ * reads fetch payloads too large to come with the acquired row. Both confirm the lock: a job
+ * whose lock went elsewhere is never run here. While the database is unreachable these jobs
+ * wait; requests whose lease runs out meanwhile are refused.
  */
 final class JobStarter {
     private static final Logger LOG = Logger.getLogger(JobStarter.class);
     private static final int MAX_BATCH = 512;
 
-    private record Request(AcquiredJob job, CompletableFuture<JobStarts.Started> result) {
+    private record Request(AcquiredJob job, boolean mark, CompletableFuture<JobStarts.Started> result) {
     }
 
     private final LinkedBlockingQueue<Request> pending = new LinkedBlockingQueue<>();
@@ -57,11 +58,12 @@ final class JobStarter {
     }
 
     /**
-     * Marks the job started and returns its attempt number and payload; null if this node no
+     * Marks the job started (a suspect's watched run), or reads its payload (an ordinary job
+     * with a large payload), and returns its attempt number and payload; null if this node no
      * longer holds its lock (the job must not run here).
      */
-    JobStarts.Started start(AcquiredJob job) throws InterruptedException {
-        Request request = new Request(job, new CompletableFuture<>());
+    JobStarts.Started start(AcquiredJob job, boolean mark) throws InterruptedException {
+        Request request = new Request(job, mark, new CompletableFuture<>());
         pending.add(request);
         try {
             return request.result().get();
@@ -109,12 +111,16 @@ final class JobStarter {
             }
             long sent = System.nanoTime();
             try (Connection c = dataSource.getConnection()) {
-                Map<Long, JobStarts.Started> started = starts.mark(c, batch.stream().map(r -> r.job().id()).toList());
+                List<Long> marks = batch.stream().filter(Request::mark).map(r -> r.job().id()).toList();
+                List<Long> reads = batch.stream().filter(r -> !r.mark()).map(r -> r.job().id()).toList();
+                Map<Long, JobStarts.Started> marked = marks.isEmpty() ? Map.of() : starts.mark(c, marks);
+                Map<Long, JobStarts.Started> read = reads.isEmpty() ? Map.of() : starts.payloads(c, reads);
                 problems.succeeded();
+                database.succeeded();
                 for (Request r : batch) {
-                    JobStarts.Started s = started.get(r.job().id());
-                    if (s != null) {
-                        held.started(r.job().id(), sent);
+                    JobStarts.Started s = (r.mark() ? marked : read).get(r.job().id());
+                    if (s != null && r.mark()) {
+                        held.renewed(List.of(r.job().id()), sent); // the mark renewed the lock
                     }
                     r.result().complete(s);
                 }

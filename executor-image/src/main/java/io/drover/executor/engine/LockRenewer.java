@@ -68,6 +68,7 @@ final class LockRenewer {
         try (Connection c = dataSource.getConnection()) {
             Set<Long> renewed = maintenance.renew(c, ids);
             problems.succeeded();
+            database.succeeded();
             held.renewed(renewed, sent);
             if (renewed.size() < ids.size()) {
                 List<Long> queued = held.dropLost(ids, renewed, HeldJobs.State.QUEUED);

@@ -69,6 +69,7 @@ final class NodeSession {
                     s.execute("listen " + channel);
                 }
                 problems.succeeded();
+                database.succeeded();
                 backoff = 100;
                 // Jobs may have arrived while not listening: look once.
                 onNotification.run();

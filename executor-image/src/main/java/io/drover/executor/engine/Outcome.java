@@ -4,7 +4,11 @@ import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.CompletionWriter;
 import io.drover.executor.store.CompletionWriter.Kind;
 
-/** What became of one job taken from the queue; written to the database in batches by the completion loop. */
+/**
+ * What became of one job taken from the queue; written to the database in batches by the
+ * completion loop. {@code attemptDelta} is what the run changes in the job's attempts (see
+ * {@link CompletionWriter.Entry}).
+ */
 public sealed interface Outcome {
     AcquiredJob job();
 
@@ -17,7 +21,7 @@ public sealed interface Outcome {
     /** Done: deleted, or for a recurring timer moved to its next slot with its counters reset. */
     record Succeeded(AcquiredJob job) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(job.recurring() ? Kind.NEXT_SLOT : Kind.DONE, job.id(), 0, null, false);
+            return new CompletionWriter.Entry(job.recurring() ? Kind.NEXT_SLOT : Kind.DONE, job.id(), 0, null, 0);
         }
 
         public String name() {
@@ -25,13 +29,10 @@ public sealed interface Outcome {
         }
     }
 
-    /**
-     * Failed with attempts left: unlocked and due again after the delay. {@code refund} gives
-     * the attempt back: the node cut the run short (shutdown), the handler did not fail.
-     */
-    record Retry(AcquiredJob job, long delayMillis, String error, boolean refund) implements Outcome {
+    /** Failed with attempts left (or cut short by a shutdown): unlocked and due again after the delay. */
+    record Retry(AcquiredJob job, long delayMillis, String error, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.RETRY, job.id(), delayMillis, error, refund);
+            return new CompletionWriter.Entry(Kind.RETRY, job.id(), delayMillis, error, attemptDelta);
         }
 
         public String name() {
@@ -40,9 +41,9 @@ public sealed interface Outcome {
     }
 
     /** A recurring timer's run failed: its next slot on its grid; a timer is never ended by failures. */
-    record NextSlotAfterFailure(AcquiredJob job, String error) implements Outcome {
+    record NextSlotAfterFailure(AcquiredJob job, String error, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.NEXT_SLOT_FAILED, job.id(), 0, error, false);
+            return new CompletionWriter.Entry(Kind.NEXT_SLOT_FAILED, job.id(), 0, error, attemptDelta);
         }
 
         public String name() {
@@ -53,7 +54,7 @@ public sealed interface Outcome {
     /** Handed back unrun, due again after the delay: this node has no handler for its type. */
     record Deferred(AcquiredJob job, long delayMillis, String reason) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.DEFER, job.id(), delayMillis, reason, false);
+            return new CompletionWriter.Entry(Kind.DEFER, job.id(), delayMillis, reason, 0);
         }
 
         public String name() {
@@ -62,9 +63,9 @@ public sealed interface Outcome {
     }
 
     /** Failed for good (attempts used up, permanent failure, a row out of range): moved to dead letters. */
-    record DeadLetter(AcquiredJob job, String reason) implements Outcome {
+    record DeadLetter(AcquiredJob job, String reason, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.DEAD, job.id(), 0, reason, false);
+            return new CompletionWriter.Entry(Kind.DEAD, job.id(), 0, reason, attemptDelta);
         }
 
         public String name() {

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -37,6 +38,7 @@ final class WorkerPool {
     private static final Logger LOG = Logger.getLogger(WorkerPool.class);
     /** How long an interrupted run that timed out has to stop before its worker is given up. */
     static final Duration TIMEOUT_GRACE = Duration.ofSeconds(5);
+    private static final long RECORDABLE_POLL_MILLIS = 50;
     private static final long WATCH_MILLIS = 200;
 
     private static final int RUNNING = 0;
@@ -56,6 +58,7 @@ final class WorkerPool {
     private final Function<String, Duration> timeoutOf;
     private final int maxCrashes;
     private final Consumer<Outcome> completions;
+    private final BooleanSupplier recordable;
     private final ExecutorMetrics metrics;
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger busy = new AtomicInteger();
@@ -71,16 +74,18 @@ final class WorkerPool {
         final Duration timeout;
         final long deadline;
         final boolean solo;
+        final boolean watched;
         final AtomicInteger state = new AtomicInteger(RUNNING);
         volatile long graceDeadline;
 
-        Execution(Worker worker, AcquiredJob job, int attempt, Duration timeout, boolean solo) {
+        Execution(Worker worker, AcquiredJob job, int attempt, Duration timeout, boolean solo, boolean watched) {
             this.worker = worker;
             this.job = job;
             this.attempt = attempt;
             this.timeout = timeout;
             this.deadline = System.nanoTime() + timeout.toNanos();
             this.solo = solo;
+            this.watched = watched;
         }
     }
 
@@ -125,7 +130,7 @@ final class WorkerPool {
 
     WorkerPool(int threads, int queueSize, boolean virtualThreads, String nodeName, JobRunner runner,
                JobStarter starter, HeldJobs held, Function<String, Duration> timeoutOf, int maxCrashes,
-               Consumer<Outcome> completions, ExecutorMetrics metrics) {
+               Consumer<Outcome> completions, BooleanSupplier recordable, ExecutorMetrics metrics) {
         this.threads = threads;
         this.queueSize = queueSize;
         this.queue = new ArrayBlockingQueue<>(queueSize);
@@ -136,6 +141,7 @@ final class WorkerPool {
         this.timeoutOf = timeoutOf;
         this.maxCrashes = maxCrashes;
         this.completions = completions;
+        this.recordable = recordable;
         this.metrics = metrics;
         this.builder = virtualThreads
                 ? Thread.ofVirtual().name("drover-worker-" + nodeName + "-", 0)
@@ -158,7 +164,7 @@ final class WorkerPool {
     }
 
     private void process(Worker w, AcquiredJob job) {
-        boolean started = false;
+        boolean marked = false;
         boolean settled = false;
         try {
             if (!held.leaseValid(job.id())) {
@@ -176,11 +182,19 @@ final class WorkerPool {
                 settled = true;
                 return;
             }
-            boolean solo = maxCrashes > 1 && job.crashes() >= maxCrashes - 1;
+            if (!awaitRecordable(job)) {
+                settled = true;
+                return;
+            }
+            // A suspect (a node died holding it) runs watched: its start mark is committed first.
+            // Its decisive run, when one more crash makes it poison, runs alone on this node.
+            boolean watched = job.suspect();
+            boolean solo = watched && maxCrashes > 1 && job.crashes() >= maxCrashes - 1;
             gate.enter(solo);
             boolean inGate = true;
             try {
-                JobStarts.Started s = starter.start(job);
+                JobStarts.Started s = watched || job.payloadDeferred() ? starter.start(job, watched)
+                        : new JobStarts.Started(job.attempts() + 1, job.payload());
                 if (s == null || !held.leaseValid(job.id())) {
                     if (held.remove(job.id())) { // its lock is gone: whoever holds it now runs it
                         metrics.notStarted(1);
@@ -188,13 +202,14 @@ final class WorkerPool {
                     settled = true;
                     return;
                 }
-                started = true;
-                Execution ex = new Execution(w, job, s.attempt(), timeoutOf.apply(job.type()), solo);
+                marked = watched;
+                held.running(job.id());
+                Execution ex = new Execution(w, job, s.attempt(), timeoutOf.apply(job.type()), solo, watched);
                 w.current = ex;
                 busy.incrementAndGet();
                 Outcome outcome;
                 try {
-                    outcome = runner.run(job, s);
+                    outcome = runner.run(job, s, watched);
                 } finally {
                     busy.decrementAndGet();
                     synchronized (w) { // the watch interrupts only the run it timed out, never the next
@@ -207,7 +222,7 @@ final class WorkerPool {
                     // Interrupted at its timeout: a run that still succeeded counts (running it
                     // again would run it twice); any other ending is the timeout's failure.
                     settle(outcome instanceof Outcome.Succeeded ? outcome
-                            : runner.timedOut(job, ex.attempt, ex.timeout, true));
+                            : runner.timedOut(job, ex.attempt, ex.timeout, true, watched));
                 } else {
                     // Given up by the timeout watch, which wrote the outcome and left the gate.
                     inGate = false;
@@ -222,18 +237,41 @@ final class WorkerPool {
                 }
             }
         } catch (InterruptedException e) {
-            // Shutdown interrupted a wait before the job started: it stays held and is released.
+            // Shutdown interrupted a wait before the job ran: it is given back, at no cost.
             Thread.currentThread().interrupt();
-            if (!settled && !started) {
-                settle(new Outcome.Retry(job, 0, "executor shut down before it started", false));
+            if (!settled) {
+                settle(new Outcome.Retry(job, 0, "executor shut down before it started", marked ? -1 : 0));
                 settled = true;
             }
         } catch (Throwable t) {
             LOG.errorf(t, "Executor error on job %d; it is given back to run again", job.id());
             if (!settled) {
-                settle(runner.internalError(job, t, started));
+                settle(runner.internalError(job, t, marked));
             }
         }
+    }
+
+    /**
+     * Waits while outcomes cannot be recorded (the database is unreachable, or writes hang):
+     * a job run now could not be recorded, and if this node then died, or its locks lapsed, it
+     * would run again elsewhere. Gives up the job if its lease runs out meanwhile.
+     *
+     * @return false if the job was dropped
+     */
+    private boolean awaitRecordable(AcquiredJob job) throws InterruptedException {
+        while (!recordable.getAsBoolean()) {
+            if (stopping) {
+                throw new InterruptedException("stopping");
+            }
+            if (!held.leaseValid(job.id())) {
+                if (held.remove(job.id())) {
+                    metrics.notStarted(1);
+                }
+                return false;
+            }
+            Thread.sleep(RECORDABLE_POLL_MILLIS);
+        }
+        return true;
     }
 
     private void settle(Outcome outcome) {
@@ -281,7 +319,7 @@ final class WorkerPool {
         stuck.incrementAndGet();
         w.abandoned = true;
         workers.remove(w);
-        settle(runner.timedOut(ex.job, ex.attempt, ex.timeout, false));
+        settle(runner.timedOut(ex.job, ex.attempt, ex.timeout, false, ex.watched));
         gate.exit(ex.solo);
         LOG.errorf("Job %d (%s) ignored the interrupt after its jobTimeout %s: its worker %s is given up"
                 + " (%d stuck) and replaced", ex.job.id(), ex.job.type(), ex.timeout, w.thread.getName(), stuck.get());

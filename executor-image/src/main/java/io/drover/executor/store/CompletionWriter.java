@@ -36,8 +36,12 @@ public final class CompletionWriter {
         DEAD
     }
 
-    /** One outcome to write. {@code refund} gives the attempt back (a run the node cut short, not the handler's failure). */
-    public record Entry(Kind kind, long id, long delayMillis, String error, boolean refund) {
+    /**
+     * One outcome to write. {@code attemptDelta} is what the run changes in {@code attempts}: +1
+     * for a failed run that no start mark charged yet, 0 for one a start mark charged, -1 to give
+     * back a start mark's charge (the node cut the run short; the handler did not fail).
+     */
+    public record Entry(Kind kind, long id, long delayMillis, String error, int attemptDelta) {
     }
 
     /** The outcomes of one batch. */
@@ -79,22 +83,24 @@ public final class CompletionWriter {
                 + " * (floor(extract(epoch from (now() - j.due_at)) / extract(epoch from j.repeat_interval)) + 1),"
                 + " locked_by = null, lock_expires_at = null, started_at = null, version = j.version + 1";
         this.nextSlot = "update " + t.job() + " j set " + slot + ", attempts = 0, crashes = 0, deferrals = 0,"
-                + " last_error = null where j.id = any(?) and j.locked_by = ?";
+                + " suspect = false, last_error = null where j.id = any(?) and j.locked_by = ?";
         // Attempts keep counting consecutive failures, for the API to show; they never end a timer.
-        this.nextSlotFailed = "update " + t.job() + " j set " + slot + ", last_error = f.error"
-                + " from unnest(?::bigint[], ?::text[]) as f(id, error) where j.id = f.id and j.locked_by = ?";
+        this.nextSlotFailed = "update " + t.job() + " j set " + slot + ", last_error = f.error,"
+                + " attempts = greatest(j.attempts + f.delta, 0)"
+                + " from unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)"
+                + " where j.id = f.id and j.locked_by = ?";
         this.retry = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " attempts = greatest(j.attempts - f.refund, 0), version = j.version + 1"
-                + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, refund)"
+                + " attempts = greatest(j.attempts + f.delta, 0), version = j.version + 1"
+                + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, delta)"
                 + " where j.id = f.id and j.locked_by = ?";
         this.defer = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
                 + " deferrals = j.deferrals + 1, version = j.version + 1"
                 + " from unnest(?::bigint[], ?::bigint[], ?::text[]) as f(id, delay, error)"
                 + " where j.id = f.id and j.locked_by = ?";
-        this.deadLetter = DeadLetterMove.sql(t, "unnest(?::bigint[], ?::text[]) as f(id, error)",
-                "j.id = f.id and j.locked_by = ?", "f.error");
+        this.deadLetter = DeadLetterMove.sql(t, "unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)",
+                "j.id = f.id and j.locked_by = ?", "f.error", "greatest(j.attempts + f.delta, 0)", "j.crashes");
     }
 
     /** Writes the batch; see the class comment for outcomes the database refuses. */
@@ -117,7 +123,8 @@ public final class CompletionWriter {
                 }
                 refused.add(entry.id());
                 Entry dead = new Entry(Kind.DEAD, entry.id(), 0,
-                        "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()), false);
+                        "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()),
+                        entry.attemptDelta());
                 written += Transactions.run(c, () -> writeAll(c, List.of(dead)));
             }
         }
@@ -141,11 +148,10 @@ public final class CompletionWriter {
             written += switch (group.getKey()) {
                 case DONE -> update(c, deleteDone, ids(c, es));
                 case NEXT_SLOT -> update(c, nextSlot, ids(c, es));
-                case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), errors(c, es));
-                case RETRY -> update(c, retry, ids(c, es), delays(c, es), errors(c, es),
-                        c.createArrayOf("int", es.stream().map(e -> e.refund() ? 1 : 0).toArray()));
+                case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), errors(c, es), deltas(c, es));
+                case RETRY -> update(c, retry, ids(c, es), delays(c, es), errors(c, es), deltas(c, es));
                 case DEFER -> update(c, defer, ids(c, es), delays(c, es), errors(c, es));
-                case DEAD -> update(c, deadLetter, ids(c, es), errors(c, es));
+                case DEAD -> update(c, deadLetter, ids(c, es), errors(c, es), deltas(c, es));
             };
         }
         return written;
@@ -157,6 +163,10 @@ public final class CompletionWriter {
 
     private static java.sql.Array delays(Connection c, List<Entry> es) throws SQLException {
         return c.createArrayOf("bigint", es.stream().map(Entry::delayMillis).toArray());
+    }
+
+    private static java.sql.Array deltas(Connection c, List<Entry> es) throws SQLException {
+        return c.createArrayOf("int", es.stream().map(Entry::attemptDelta).toArray());
     }
 
     private static java.sql.Array errors(Connection c, List<Entry> es) throws SQLException {

@@ -10,41 +10,63 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The start mark: the one write between "queued" and "running". For a group of jobs about to
- * run it charges the attempt, records {@code started_at}, renews the lock for a full
- * {@code lockExpiry}, and reads the payload, in one statement that matches only rows this node
- * still holds. So a job starts only with its lock confirmed by the database a moment before
- * (a job whose lock was swept while it waited is not returned, and is not run), and a node
- * that dies leaves a record of exactly which jobs it was running.
+ * The two writes a job may need right before its handler runs, each for a group of jobs and
+ * each matching only rows this node still holds (so a job whose lock went elsewhere is not
+ * returned, and is not run here).
+ *
+ * <p>The <b>start mark</b>, for suspects (a node died holding them): charges the attempt, sets
+ * {@code started_at}, renews the lock and reads the payload, committed before the handler runs.
+ * A node that dies during such a run leaves the record of it, and recovery counts a crash
+ * instead of an attempt. Ordinary jobs start without it (their attempt is charged with their
+ * outcome): a write per job would cost most of the throughput, and without a death nothing
+ * needs telling apart.
+ *
+ * <p>The <b>payload read</b>, for ordinary jobs whose payload was too large to come with the
+ * acquired row.
  */
 public final class JobStarts {
     private final String owner;
     private final long lockExpiryMillis;
-    private final String sql;
+    private final String mark;
+    private final String payloads;
 
     public JobStarts(Tables t, String owner, Duration lockExpiry) {
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
-        this.sql = "update " + t.job() + " set attempts = attempts + 1, started_at = now(),"
+        this.mark = "update " + t.job() + " set attempts = attempts + 1, started_at = now(),"
                 + " lock_expires_at = now() + ? * interval '1 millisecond'"
                 + " where id = any(?) and locked_by = ? returning id, attempts, payload";
+        this.payloads = "select id, attempts + 1, payload from " + t.job() + " where id = any(?) and locked_by = ?";
     }
 
     /** A job as it starts: the attempt this run is, and its payload. */
     public record Started(int attempt, String payload) {
     }
 
-    /** @return the jobs still held by this node, now marked started; the others' locks are gone */
+    /** Writes start marks; returns the jobs still held by this node, now marked started. */
     public Map<Long, Started> mark(Connection c, Collection<Long> ids) throws SQLException {
-        Map<Long, Started> started = new HashMap<>(ids.size() * 2);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(mark)) {
             ps.setLong(1, lockExpiryMillis);
             ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
             ps.setString(3, owner);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    started.put(rs.getLong(1), new Started(rs.getInt(2), rs.getString(3)));
-                }
+            return read(ps, ids.size());
+        }
+    }
+
+    /** Reads the payloads of jobs still held by this node. */
+    public Map<Long, Started> payloads(Connection c, Collection<Long> ids) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(payloads)) {
+            ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+            ps.setString(2, owner);
+            return read(ps, ids.size());
+        }
+    }
+
+    private static Map<Long, Started> read(PreparedStatement ps, int size) throws SQLException {
+        Map<Long, Started> started = new HashMap<>(size * 2);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                started.put(rs.getLong(1), new Started(rs.getInt(2), rs.getString(3)));
             }
         }
         return started;

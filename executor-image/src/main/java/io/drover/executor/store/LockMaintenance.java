@@ -14,11 +14,14 @@ import java.util.Set;
 /**
  * The statements that keep locks honest: renew ours, release ours, recover the dead's.
  *
- * <p>Recovery tells two kinds of rows apart by {@code started_at}. A job that was only queued on
- * the dead node is unlocked as it was: no attempt was charged, none is taken. A job that was
- * running is a crash: its attempt is given back (the handler did not fail, its node died) and
- * {@code crashes} goes up; at {@code maxCrashes} it moves to dead letters as poison, with that
- * reason, so a job that kills every node that runs it cannot take down the fleet node by node.
+ * <p>Every job recovered from a dead node becomes a suspect: it may have been running when its
+ * node died (ordinary runs write nothing when they start), so its next runs are watched, each
+ * with a start mark ({@link JobStarts}). Recovery tells the rest apart by {@code started_at}: a
+ * job without one was queued there, or ran unwatched; it is unlocked, and nothing was charged.
+ * A job with one was in a watched run: that is a crash: its attempt is given back (the handler
+ * did not fail, its node died) and {@code crashes} goes up; at {@code maxCrashes} it moves to
+ * dead letters as poison, with that reason, so a job that kills every node that runs it cannot
+ * take down the fleet node by node.
  */
 public final class LockMaintenance {
     /** Rows handled per recovery statement; recovery loops while pages come back. */
@@ -196,7 +199,7 @@ public final class LockMaintenance {
                             + " || j.locked_by || ')'",
                     "greatest(j.attempts - 1, 0)", crash);
             this.unlock = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                    + " version = j.version + 1,"
+                    + " suspect = true, version = j.version + 1,"
                     + " attempts = case when x.running then greatest(j.attempts - 1, 0) else j.attempts end,"
                     + " crashes = j.crashes + case when x.running then 1 else 0 end,"
                     + " last_error = case when x.running then 'node ' || j.locked_by || ' died while running it'"

@@ -153,14 +153,20 @@ class EngineReliabilityTest {
             }
         };
         jobs.enqueue(20, "gated", "", 1);
-        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(1), List.of(gated))) {
+        // lockExpiry 4 s: renewal every second.
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(1).lockExpiry(Duration.ofSeconds(4)),
+                List.of(gated))) {
             assertThat(first.await(30, TimeUnit.SECONDS)).isTrue();
             Jobs.await("the rest queued", Duration.ofSeconds(10), () -> engine.heldJobs() == 20);
-            // Meanwhile, as if this node had been cut off past lockExpiry: another node swept and took them.
-            int taken = jobs.execute("update {s}.job set locked_by = 'other:0001' where started_at is null");
+            // As if this node had been cut off past lockExpiry: another node swept and took them.
+            int taken = jobs.execute("update {s}.job set locked_by = 'other:0001' where id <> "
+                    + ran.iterator().next());
             assertThat(taken).isEqualTo(19);
+            Jobs.await("the renewal found them gone and dropped them", Duration.ofSeconds(10),
+                    () -> engine.heldJobs() == 1);
+            assertThat(engine.metrics().registry().get("drover.jobs.not.started").counter().count()).isEqualTo(19);
             go.countDown();
-            Jobs.await("the node dropped them", Duration.ofSeconds(30), () -> engine.heldJobs() == 0);
+            Jobs.await("done", Duration.ofSeconds(30), () -> engine.heldJobs() == 0);
         }
         assertThat(ran).as("only the job that had started ran here").hasSize(1);
         assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'other:0001' and attempts = 0"))
@@ -168,7 +174,7 @@ class EngineReliabilityTest {
     }
 
     @Test
-    void attemptsAreChargedWhenAJobStartsNotWhenItIsQueued() throws Exception {
+    void attemptsAreChargedByRunsNotByQueueing() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
         CountDownLatch go = new CountDownLatch(1);
@@ -177,20 +183,27 @@ class EngineReliabilityTest {
                 return "blocked";
             }
 
-            public void execute(JobContext job) throws InterruptedException {
+            public void execute(JobContext job) throws Exception {
                 go.await();
+                throw new IllegalStateException("fails after the wait");
             }
         };
         jobs.enqueue(10, "blocked", "", 3);
-        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2), List.of(blocked))) {
-            Jobs.await("all held", Duration.ofSeconds(30), () -> engine.heldJobs() == 10);
-            Jobs.await("two started", Duration.ofSeconds(30),
-                    () -> jobs.count("select count(*) from {s}.job where started_at is not null") == 2);
-            assertThat(jobs.count("select count(*) from {s}.job where started_at is not null and attempts = 1")).isEqualTo(2);
-            assertThat(jobs.count("select count(*) from {s}.job where started_at is null and attempts = 0")).isEqualTo(8);
+        // A suspect: a node died holding it, so its run is watched, with a start mark.
+        jobs.execute("update {s}.job set suspect = true where id = (select min(id) from {s}.job)");
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2).retryBackoff(Duration.ofMinutes(5)),
+                List.of(blocked))) {
+            Jobs.await("all held, two running", Duration.ofSeconds(30), () -> engine.heldJobs() == 10
+                    && engine.busyThreads() == 2);
+            assertThat(jobs.count("select count(*) from {s}.job where attempts = 1 and started_at is not null and suspect"))
+                    .as("the suspect's start mark charged its attempt").isEqualTo(1);
+            assertThat(jobs.count("select count(*) from {s}.job where attempts = 0 and started_at is null"))
+                    .as("the ordinary running job and the 8 queued ones: nothing charged").isEqualTo(9);
             go.countDown();
-            Jobs.await("done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            Jobs.await("all failed once", Duration.ofSeconds(30),
+                    () -> jobs.count("select count(*) from {s}.job where attempts = 1 and locked_by is null") == 10);
         }
+        assertThat(jobs.count("select count(*) from {s}.job where started_at is not null")).isZero();
     }
 
     @Test
@@ -271,7 +284,7 @@ class EngineReliabilityTest {
             }
         };
         jobs.enqueue(100, "probe", "", 1);
-        jobs.execute("insert into {s}.job (type, payload, crashes) values ('probe', 'suspect', 2)");
+        jobs.execute("insert into {s}.job (type, payload, crashes, suspect) values ('probe', 'suspect', 2, true)");
         jobs.enqueue(100, "probe", "", 1);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(8), List.of(probe))) {
             Jobs.await("done", Duration.ofSeconds(60), () -> jobs.jobsLeft() == 0);
