@@ -135,7 +135,7 @@ public class ExecutorClusterSpec {
 
     @Min(1)
     @Max(100)
-    @JsonPropertyDescription("Node deaths while running one job after which the job is dead-lettered as poison (the last such run runs alone on its node). Executor default 3.")
+    @JsonPropertyDescription("Node deaths during watched runs of one job (it is watched once a node died holding it) after which the job is dead-lettered as poison; its decisive run runs alone on its node. Executor default 3.")
     public Integer maxCrashes;
 
     @Pattern(DURATION)
