@@ -51,4 +51,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [keda.sh]
   resources: [scaledobjects, triggerauthentications]
   verbs: [get, list, watch, create, update, patch, delete]
+# Read only: whether KEDA's HPA still scales a StatefulSet (the operator never writes replicas then).
+- apiGroups: [autoscaling]
+  resources: [horizontalpodautoscalers]
+  verbs: [get, list]
 {{- end -}}

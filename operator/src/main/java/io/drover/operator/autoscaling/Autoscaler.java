@@ -12,12 +12,24 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Keeps an ExecutorCluster's KEDA objects in line with spec.autoscaling. KEDA is optional: when
- * its CRDs are missing, the cluster runs spec.replicas and the Autoscaling condition says why.
+ * Keeps an ExecutorCluster's KEDA objects in line with spec.autoscaling, and says who owns the
+ * StatefulSet's replica count.
+ *
+ * <p>The rule (docs/autoscaling.md): while autoscaling is enabled, or a KEDA HPA still scales the
+ * StatefulSet, the operator never writes its replicas. When KEDA is missing or its ScaledObject
+ * is not ready (KEDA marks it so on trigger errors, e.g. while the database is unreachable), the
+ * fleet keeps its current size and the Autoscaling condition says why: writing spec.replicas
+ * then would shrink a fleet that KEDA scaled up, on every database blip, and KEDA would scale it
+ * up again (a fight). A new StatefulSet starts at minReplicas.
  */
 public final class Autoscaler {
-    /** Whether KEDA now owns the replica count, and the words for the Autoscaling condition. */
-    public record Outcome(boolean active, boolean kedaMissing, String reason, String message) {
+    /**
+     * @param active       KEDA scales the cluster now
+     * @param ownsReplicas the replica count belongs to KEDA (now, or again once it is fixed): the
+     *                     operator must not write it
+     * @param reason       the Autoscaling condition's reason, and {@code message} its message
+     */
+    public record Outcome(boolean active, boolean ownsReplicas, String reason, String message) {
     }
 
     private Autoscaler() {
@@ -41,27 +53,36 @@ public final class Autoscaler {
             if (keda) {
                 delete(client, ec);
             }
-            return new Outcome(false, !keda, "Disabled", "spec.autoscaling.enabled is false: " + fixed(ec));
+            if (hpaScales(client, ec)) {
+                return new Outcome(false, true, "Disabling", "spec.autoscaling.enabled is false; KEDA's HPA still"
+                        + " scales the StatefulSet and is being removed: the fleet keeps its current size until it is gone");
+            }
+            return new Outcome(false, false, "Disabled", "spec.autoscaling.enabled is false: running spec.replicas="
+                    + ec.getSpec().replicas + " nodes");
         }
         if (!keda) {
-            return new Outcome(false, true, "KedaNotInstalled",
-                    "KEDA is not installed (no CRD " + KedaObjects.SCALED_OBJECT_CRD + "): " + fixed(ec));
+            return new Outcome(false, true, "KedaNotInstalled", "KEDA is not installed (no CRD "
+                    + KedaObjects.SCALED_OBJECT_CRD + "): the fleet keeps its current size until it is");
         }
         apply.accept(KedaObjects.triggerAuthentication(ec));
         apply.accept(KedaObjects.scaledObject(ec));
         AutoscalingSpec a = ec.getSpec().autoscaling;
-        String target = a.minReplicas + "-" + a.maxReplicas + " nodes, " + a.targetBacklogPerNode + " due jobs per node";
+        String target = a.minReplicas + "-" + a.maxReplicas + " nodes, " + a.targetBacklogPerNode + " jobs per node";
         GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
         Map<String, Object> ready = readyCondition(so);
         if (ready != null && "False".equals(ready.get("status"))) {
-            return new Outcome(false, false, "ScaledObjectNotReady",
-                    "KEDA ScaledObject " + Names.scaledObject(ec) + " is not ready: " + ready.get("message"));
+            return new Outcome(false, true, "ScaledObjectNotReady", "KEDA ScaledObject " + Names.scaledObject(ec)
+                    + " is not ready (" + ready.get("message") + "): the fleet keeps its current size until it is");
         }
-        return new Outcome(true, false, "KedaScaling", "KEDA scales the StatefulSet on the due-job backlog: " + target);
+        return new Outcome(true, true, "KedaScaling", "KEDA scales the StatefulSet on the jobs due and in hand: " + target);
     }
 
-    private static String fixed(ExecutorCluster ec) {
-        return "running spec.replicas=" + ec.getSpec().replicas + " nodes";
+    /** Whether a HorizontalPodAutoscaler (KEDA's) targets the cluster's StatefulSet. */
+    static boolean hpaScales(KubernetesClient client, ExecutorCluster ec) {
+        return client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ec.getMetadata().getNamespace())
+                .list().getItems().stream().anyMatch(hpa -> hpa.getSpec() != null && hpa.getSpec().getScaleTargetRef() != null
+                        && "StatefulSet".equals(hpa.getSpec().getScaleTargetRef().getKind())
+                        && Names.statefulSet(ec).equals(hpa.getSpec().getScaleTargetRef().getName()));
     }
 
     private static void delete(KubernetesClient client, ExecutorCluster ec) {

@@ -3,11 +3,19 @@ package io.drover.operator.autoscaling;
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 
 /**
- * The SQL KEDA runs every pollingInterval: due, unlocked jobs, counted up to a cap. The cap
- * keeps the cost bounded on a table with millions of due rows: the scan stops after
- * {@code cap} entries of the partial index job_acquire_idx (due_at, id) WHERE locked_by IS NULL
- * (executor migration V3), the same index acquisition walks. Counting past
- * maxReplicas x targetBacklogPerNode would not change KEDA's decision, so nothing is lost.
+ * The SQL KEDA runs every pollingInterval: the jobs due that no node holds yet, plus the jobs
+ * nodes are running, each part counted up to a cap.
+ *
+ * <p>Counting running jobs keeps a fleet busy with long jobs from being scaled down under them
+ * while the backlog is empty. The database cannot tell a running job from one queued on its
+ * node, so held jobs are counted per node up to {@code threads} (a node runs at most that many):
+ * queued ones must not count, as a new node could not take them (they are already held).
+ *
+ * <p>The caps keep the cost bounded on a table with millions of due rows: the due scan stops
+ * after {@code cap} entries of the partial index job_acquire_idx (due_at, id) WHERE locked_by IS
+ * NULL (executor migration V3), the one acquisition walks; held rows are read from the partial
+ * index job_lock_expiry_idx, whose size is what the fleet holds. Counting past maxReplicas x
+ * targetBacklogPerNode would not change KEDA's decision.
  */
 public final class BacklogQuery {
     private BacklogQuery() {
@@ -18,9 +26,11 @@ public final class BacklogQuery {
         return Math.max(scaleCap, a.activationBacklog) + 1;
     }
 
-    public static String sql(String schema, AutoscalingSpec a) {
+    public static String sql(String schema, AutoscalingSpec a, int threads) {
         String s = schema == null ? "drover" : schema;
-        return "select count(*) from (select 1 from " + s + ".job where locked_by is null and due_at <= now() limit "
-                + cap(a) + ") as due";
+        long cap = cap(a);
+        return "select (select count(*) from (select 1 from " + s + ".job where locked_by is null and due_at <= now()"
+                + " limit " + cap + ") as due) + (select coalesce(sum(least(n, " + threads + ")), 0) from"
+                + " (select count(*) as n from " + s + ".job where locked_by is not null group by locked_by) as held)";
     }
 }

@@ -44,7 +44,7 @@ public final class KedaObjects {
         md.put("dbName", db.name);
         // KEDA connects with pgx, which understands every libpq sslmode.
         md.put("sslmode", db.sslMode == null ? "prefer" : db.sslMode);
-        md.put("query", BacklogQuery.sql(ec.getSpec().schema, a));
+        md.put("query", BacklogQuery.sql(ec.getSpec().schema, a, ec.getSpec().threads == null ? 8 : ec.getSpec().threads));
         md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
         md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));
         trigger.put("metadata", md);

@@ -122,15 +122,18 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * The replica count to write. While KEDA is active it owns the count: the operator keeps
-     * whatever the StatefulSet has (only a new StatefulSet starts at minReplicas).
+     * The replica count to write. While KEDA owns the count (autoscaling enabled, even with KEDA
+     * missing or not ready, or its HPA still being removed), the operator keeps whatever the
+     * StatefulSet has: only a new StatefulSet gets a count from the spec (minReplicas).
      */
     static int replicas(ExecutorCluster ec, StatefulSet current, Autoscaler.Outcome autoscaling) {
-        if (autoscaling.active()) {
+        if (autoscaling.ownsReplicas()) {
             if (current != null && current.getSpec().getReplicas() != null) {
                 return current.getSpec().getReplicas();
             }
-            return ec.getSpec().autoscaling.minReplicas;
+            if (Autoscaler.wanted(ec)) {
+                return ec.getSpec().autoscaling.minReplicas;
+            }
         }
         return ec.getSpec().replicas == null ? 2 : ec.getSpec().replicas;
     }

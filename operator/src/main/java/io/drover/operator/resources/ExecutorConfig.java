@@ -38,7 +38,9 @@ public final class ExecutorConfig {
         putDuration(m, "retryBackoffMax", s.retryBackoffMax);
         put(m, "completionBatchSize", s.completionBatchSize);
         putDuration(m, "shutdownGracePeriod", s.shutdownGracePeriod);
+        put(m, "shutdownGracePeriod", GracePeriods.derivedShutdownGracePeriod(s));
         putDuration(m, "jobTimeout", s.jobTimeout);
+        put(m, "jobTimeout", GracePeriods.derivedJobTimeout(s));
         if (s.jobTimeouts != null && !s.jobTimeouts.isEmpty()) {
             // The executor reads a JSON object of job type to duration; keys sorted, so the
             // config hash only changes when the content does.

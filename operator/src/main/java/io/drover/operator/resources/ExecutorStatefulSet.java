@@ -50,7 +50,7 @@ public final class ExecutorStatefulSet {
 
         PodSpecBuilder pod = new PodSpecBuilder()
                 .withContainers(container(ec, defaultImage, defaultPullPolicy))
-                .withTerminationGracePeriodSeconds(spec.terminationGracePeriodSeconds == null ? 60L : spec.terminationGracePeriodSeconds)
+                .withTerminationGracePeriodSeconds(GracePeriods.terminationGracePeriodSeconds(spec))
                 // Executors never call the Kubernetes API, and service-link env vars would only
                 // add noise (and collide with DROVER_* if a Service were named "drover").
                 .withAutomountServiceAccountToken(false)

@@ -36,7 +36,7 @@ class ExecutorClusterSchemaTest {
             queueSize: 100\\nacquirePageSize: 200        | spec.acquirePageSize: Invalid value: "object": acquirePageSize must not exceed queueSize
             lockExpiry: 2s                              | spec.lockExpiry: Invalid value: "string": lockExpiry must be at least 4s
             lockExpiry: "60"                            | spec.lockExpiry: Invalid value: "60": spec.lockExpiry in body should match
-            shutdownGracePeriod: 90s                    | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than shutdownGracePeriod
+            shutdownGracePeriod: 90s\\nterminationGracePeriodSeconds: 60 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than shutdownGracePeriod
             retryBackoff: 20m\\nretryBackoffMax: 1m      | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax
             schema: Jobs-Table                          | spec.schema: Invalid value: "Jobs-Table": spec.schema in body should match
             autoscaling: {minReplicas: 5, maxReplicas: 2} | spec.autoscaling.minReplicas: Invalid value: "object": autoscaling.minReplicas must not exceed autoscaling.maxReplicas
@@ -48,6 +48,9 @@ class ExecutorClusterSchemaTest {
             jobTimeouts: {report: 2 hours}              | spec.jobTimeouts.report: Invalid value: "2 hours": spec.jobTimeouts.report in body should match
             maxCrashes: 0                               | spec.maxCrashes: Invalid value: 0: spec.maxCrashes in body should be greater than or equal to 1
             startupTimeout: "5"                         | spec.startupTimeout: Invalid value: "5": spec.startupTimeout in body should match
+            maxJobDuration: 10m\\nshutdownGracePeriod: 5m | spec.shutdownGracePeriod: Invalid value: "object": shutdownGracePeriod must be at least maxJobDuration
+            maxJobDuration: 10m\\nterminationGracePeriodSeconds: 300 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than maxJobDuration
+            maxJobDuration: 10m\\njobTimeout: 20m        | spec.jobTimeout: Invalid value: "object": jobTimeout must not exceed maxJobDuration
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -96,7 +99,7 @@ class ExecutorClusterSchemaTest {
         assertThat(spec.threads).isEqualTo(8);
         assertThat(spec.queueSize).isEqualTo(1024);
         assertThat(spec.acquirePageSize).isEqualTo(256);
-        assertThat(spec.terminationGracePeriodSeconds).isEqualTo(60);
+        assertThat(spec.terminationGracePeriodSeconds).as("derived by the operator (GracePeriods)").isNull();
         assertThat(spec.database.port).isEqualTo(5432);
         assertThat(spec.database.sslMode).isEqualTo("prefer");
         assertThat(spec.database.credentialsSecret.usernameKey).isEqualTo("username");

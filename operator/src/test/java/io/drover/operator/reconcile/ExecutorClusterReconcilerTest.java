@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -60,6 +61,7 @@ class ExecutorClusterReconcilerTest {
                 lockMode: Global
                 threads: 64
                 lockExpiry: 1m30s
+                maxJobDuration: 2h
                 jobTimeout: 1h
                 jobTimeouts: {report: 2h30m, http: 30s}
                 maxCrashes: 2
@@ -86,6 +88,7 @@ class ExecutorClusterReconcilerTest {
                 .containsEntry("DROVER_ACQUIREPAGESIZE", "256")
                 .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
                 .containsEntry("DROVER_JOBTIMEOUT", "PT1H")
+                .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2H10S")
                 .containsEntry("DROVER_JOBTIMEOUTS", "{\"http\":\"PT30S\",\"report\":\"PT2H30M\"}")
                 .containsEntry("DROVER_MAXCRASHES", "2")
                 .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
@@ -110,7 +113,8 @@ class ExecutorClusterReconcilerTest {
         assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
-        assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(60);
+        // maxJobDuration 2h: shutdownGracePeriod 2h10s, and the pod outlives it by 30 s.
+        assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(7240);
         assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
         var terms = pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
         assertThat(terms).singleElement().satisfies(t -> assertThat(t.getMatchExpressions()).singleElement().satisfies(m -> {
@@ -191,13 +195,22 @@ class ExecutorClusterReconcilerTest {
 
     @Test
     @Order(5)
-    void withoutKedaAutoscalingRunsTheFixedCountAndSaysWhy() {
+    void withoutKedaTheFleetKeepsItsSizeAndSaysWhy() {
         assertThat(client.apiextensions().v1().customResourceDefinitions().withName("scaledobjects.keda.sh").get()).isNull();
         Clusters.dbSecret(client, ns, "pw");
         Clusters.create(client, ns, Clusters.yaml("nokeda", "replicas: 3\nautoscaling: {enabled: true, minReplicas: 1, maxReplicas: 6}"));
         ExecutorCluster ec = awaitCondition("nokeda", Conditions.AUTOSCALING, "False", "KedaNotInstalled");
-        assertThat(condition(ec, Conditions.AUTOSCALING).getMessage()).contains("running spec.replicas=3");
-        assertThat(client.apps().statefulSets().inNamespace(ns).withName("nokeda").get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(condition(ec, Conditions.AUTOSCALING).getMessage()).contains("the fleet keeps its current size");
+        // A new StatefulSet starts at minReplicas; whatever scales it later keeps its count.
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("nokeda").get().getSpec().getReplicas()).isEqualTo(1);
+        client.apps().statefulSets().inNamespace(ns).withName("nokeda").scale(4);
+        String hash = awaitHash("nokeda", null);
+        edit("nokeda", e -> {
+            e.getSpec().threads = 16;
+            e.getSpec().replicas = 2;
+        });
+        awaitHash("nokeda", hash);
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("nokeda").get().getSpec().getReplicas()).isEqualTo(4);
     }
 
     @Test
@@ -222,8 +235,9 @@ class ExecutorClusterReconcilerTest {
         assertThat(trigger).containsEntry("type", "postgresql");
         assertThat(md).containsEntry("host", "db.example.internal").containsEntry("dbName", "jobs")
                 .containsEntry("targetQueryValue", "500").containsEntry("activationTargetQueryValue", "10");
-        assertThat((String) md.get("query")).isEqualTo(
-                "select count(*) from (select 1 from payments.job where locked_by is null and due_at <= now() limit 2501) as due");
+        assertThat((String) md.get("query")).isEqualTo("select (select count(*) from (select 1 from payments.job where"
+                + " locked_by is null and due_at <= now() limit 2501) as due) + (select coalesce(sum(least(n, 8)), 0) from"
+                + " (select count(*) as n from payments.job where locked_by is not null group by locked_by) as held)");
         assertThat(ta.getAdditionalProperties().get("spec").toString()).contains("parameter=password", "name=jobs-db");
         assertThat(ta.getMetadata().getOwnerReferences()).singleElement().satisfies(r -> assertThat(r.getKind()).isEqualTo("ExecutorCluster"));
 
@@ -239,10 +253,32 @@ class ExecutorClusterReconcilerTest {
         awaitHash("auto", hash);
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas()).isEqualTo(4);
 
-        // Autoscaling off: KEDA's objects go, spec.replicas rules again.
+        // KEDA marks its ScaledObject not ready (a trigger error: the database is unreachable):
+        // the fleet keeps its size, and the condition says why. Never spec.replicas.
+        GenericKubernetesResource notReady = keda("ScaledObject", "auto");
+        notReady.getAdditionalProperties().put("status", Map.of("conditions", java.util.List.of(Map.of("type", "Ready",
+                "status", "False", "reason", "ScaledObjectCheckFailed", "message", "error inspecting postgreSQL"))));
+        client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(notReady).updateStatus();
+        edit("auto", ec -> ec.getSpec().threads = 48);
+        ExecutorCluster broken = awaitCondition("auto", Conditions.AUTOSCALING, "False", "ScaledObjectNotReady");
+        assertThat(condition(broken, Conditions.AUTOSCALING).getMessage()).contains("error inspecting postgreSQL")
+                .contains("the fleet keeps its current size");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas()).isEqualTo(4);
+
+        // Autoscaling off while KEDA's HPA still targets the StatefulSet (KEDA removes it after its
+        // ScaledObject): the count stays until the HPA is gone, then spec.replicas rules again.
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName("keda-hpa-auto").endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
+                .endSpec().build()).create();
         edit("auto", ec -> ec.getSpec().autoscaling.enabled = false);
-        awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabled");
+        awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabling");
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> keda("ScaledObject", "auto") == null && keda("TriggerAuthentication", "auto-db") == null);
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas()).isEqualTo(4);
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).withName("keda-hpa-auto").delete();
+        edit("auto", ec -> ec.getSpec().threads = 64);
+        awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabled");
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas() == 2);
     }
 

@@ -9,14 +9,14 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** KEDA scaling of the node count on the number of due, unlocked jobs (docs/autoscaling.md). */
+/** KEDA scaling of the node count on the jobs due and the jobs running (docs/autoscaling.md). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 // has() guards: the API server also checks the rule against the schema default {} itself.
 @ValidationRule(value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
         message = "autoscaling.minReplicas must not exceed autoscaling.maxReplicas", fieldPath = ".minReplicas")
 public class AutoscalingSpec {
     @Default("false")
-    @JsonPropertyDescription("Scale on the due-job backlog with KEDA (needs KEDA installed; otherwise replicas is used and the Autoscaling condition says why).")
+    @JsonPropertyDescription("Scale on the jobs due and running with KEDA (needs KEDA installed; without it, or while KEDA is broken, the fleet keeps its current size and the Autoscaling condition says why).")
     public Boolean enabled;
 
     @Default("1")
@@ -32,7 +32,7 @@ public class AutoscalingSpec {
 
     @Default("1000")
     @Min(1)
-    @JsonPropertyDescription("Due jobs per node the autoscaler aims for: nodes = ceil(backlog / targetBacklogPerNode).")
+    @JsonPropertyDescription("Jobs per node the autoscaler aims for: nodes = ceil((due jobs no node holds + jobs running) / targetBacklogPerNode). Running jobs count, so a fleet busy with long jobs is not scaled down under them.")
     public Integer targetBacklogPerNode;
 
     @Default("0")

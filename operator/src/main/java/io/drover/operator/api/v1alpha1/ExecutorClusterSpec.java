@@ -30,6 +30,15 @@ import java.util.Map;
         fieldPath = ".terminationGracePeriodSeconds")
 @ValidationRule(value = "!has(self.retryBackoff) || !has(self.retryBackoffMax) || duration(self.retryBackoff) <= duration(self.retryBackoffMax)",
         message = "retryBackoff must not exceed retryBackoffMax", fieldPath = ".retryBackoff")
+@ValidationRule(value = "!has(self.maxJobDuration) || !has(self.shutdownGracePeriod) || duration(self.shutdownGracePeriod) >= duration(self.maxJobDuration)",
+        message = "shutdownGracePeriod must be at least maxJobDuration, or a stopping node (scale-down, roll, drain) cuts its running jobs",
+        fieldPath = ".shutdownGracePeriod")
+@ValidationRule(value = "!has(self.maxJobDuration) || !has(self.terminationGracePeriodSeconds) || duration(self.maxJobDuration).getSeconds() < self.terminationGracePeriodSeconds",
+        message = "terminationGracePeriodSeconds must be longer than maxJobDuration, or running jobs are killed before they finish",
+        fieldPath = ".terminationGracePeriodSeconds")
+@ValidationRule(value = "!has(self.maxJobDuration) || !has(self.jobTimeout) || duration(self.jobTimeout) <= duration(self.maxJobDuration)",
+        message = "jobTimeout must not exceed maxJobDuration: a job may run until its timeout, and a stopping node waits only maxJobDuration",
+        fieldPath = ".jobTimeout")
 public class ExecutorClusterSpec {
     /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
     static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
@@ -121,12 +130,17 @@ public class ExecutorClusterSpec {
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Executor default 30s.")
+    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s, else the executor's 30s.")
     public String shutdownGracePeriod;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Executor default 15m.")
+    @JsonPropertyDescription("The longest a job of this cluster runs. A stopping node (scale-down, roll, drain) lets its running jobs finish for this long: it sets the defaults of jobTimeout (the same), shutdownGracePeriod (10s more) and terminationGracePeriodSeconds (shutdownGracePeriod plus 30s).")
+    public String maxJobDuration;
+
+    @Pattern(DURATION)
+    @Size(max = 32)
+    @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Default maxJobDuration, else the executor's 15m.")
     public String jobTimeout;
 
     @Size(max = 100)
@@ -176,9 +190,8 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("PodDisruptionBudget of the executor pods.")
     public DisruptionBudgetSpec disruptionBudget;
 
-    @Default("60")
     @Min(1)
     @Max(86400)
-    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed; keep it above shutdownGracePeriod so running jobs finish.")
+    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed; keep it above shutdownGracePeriod so running jobs finish. Default shutdownGracePeriod plus 30s (60).")
     public Long terminationGracePeriodSeconds;
 }
