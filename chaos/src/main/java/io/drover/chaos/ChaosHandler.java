@@ -17,7 +17,8 @@ import java.time.Duration;
  * <ul>
  *   <li>a number: sleeps that many milliseconds (an ordinary job);</li>
  *   <li>{@code exit}: ends the JVM with System.exit, as a handler with a fatal bug would;</li>
- *   <li>{@code hang}: blocks for good, ignoring interrupts (a call that never returns).</li>
+ *   <li>{@code hang}: blocks for good, ignoring interrupts (a call that never returns);</li>
+ *   <li>{@code oom}: allocates memory without bound (the pod's memory limit ends the JVM).</li>
  * </ul>
  */
 public final class ChaosHandler implements JobHandler {
@@ -38,6 +39,7 @@ public final class ChaosHandler implements JobHandler {
         switch (what) {
             case "exit" -> System.exit(3);
             case "hang" -> hang();
+            case "oom" -> allocateForever();
             default -> Thread.sleep(Long.parseLong(what));
         }
         report("finish", job);
@@ -50,6 +52,15 @@ public final class ChaosHandler implements JobHandler {
             } catch (InterruptedException ignored) {
                 // ignored on purpose: this handler does not stop when asked
             }
+        }
+    }
+
+    private static void allocateForever() {
+        java.util.List<byte[]> held = new java.util.ArrayList<>();
+        while (true) {
+            byte[] chunk = new byte[8 << 20];
+            java.util.Arrays.fill(chunk, (byte) 1); // touched, so the pages are really used
+            held.add(chunk);
         }
     }
 

@@ -10,55 +10,71 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Exact accounting of one scenario, by job id, from the receiver's events and the database's
- * dead letters: lost jobs, jobs dead-lettered without having run, and duplicates, each
- * duplicate checked against the fault (its first run must have started before the fault ended,
- * on the faulted node when one node was faulted).
+ * Exact accounting of one scenario, by job id, from the receiver's events, the database's dead
+ * letters and what is left in the job table: lost jobs, jobs dead-lettered without having run,
+ * and duplicates, each duplicate checked against the fault.
+ *
+ * <p>A duplicate is explained when its first run started on the node the fault hit, before the
+ * fault began (or, for a fault the node can only find out by a timeout, such as a half-open
+ * connection, within the scenario's {@code detection} window after it began), and had not
+ * finished well before the fault (a finished run whose outcome was written would never run
+ * again). A fault of the database alone may run nothing twice.
  */
-record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Long> duplicates,
+record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Long> left, List<Long> duplicates,
                   List<Long> startedDuringFault, List<Long> unexplainedDuplicates, int expectedDeadLetters,
                   List<String> wrongPoisonReasons) {
     /** The faulted node of a fault that hit no node (the database alone): every duplicate is unexplained. */
     static final String NO_NODE = "(no node)";
+    /** An outcome is written within this of its finish; a run finished earlier than this before the fault was recorded. */
+    static final long OUTCOME_WRITTEN_NANOS = 2_000_000_000L;
+
+    /** The fault a scenario injected: when, where, and how long its node could not tell. */
+    record Fault(long start, long end, String node, long detection) {
+    }
 
     /**
-     * @param jobs           the ordinary jobs of the scenario (must each finish)
-     * @param poison         poison jobs and the predicate their dead letter's reason must meet
-     * @param faultStart     when the fault began (receiver clock)
-     * @param faultEnd       when the fault ended (receiver clock); duplicates must have started before
-     * @param faultedNode    the node the fault hit; {@link #NO_NODE} when it hit none; null when
-     *                       any node's runs may have been cut short (poison jobs)
+     * @param jobs        the ordinary jobs of the scenario (must each finish)
+     * @param poison      poison jobs and the predicate their dead letter's reason must meet
+     * @param inTable     ids still in the job table at the end (none of the ordinary jobs may be)
      */
     static Accounting of(Collection<Long> jobs, Map<Long, Predicate<String>> poison, Map<Long, String> deadLetters,
-                         List<Receiver.Event> events, long faultStart, long faultEnd, String faultedNode) {
+                         Set<Long> inTable, List<Receiver.Event> events, Fault fault) {
         Map<Long, List<Receiver.Event>> starts = new HashMap<>();
-        Set<Long> finished = new HashSet<>();
+        Map<Long, Long> firstFinish = new HashMap<>();
         for (Receiver.Event e : events) {
             if (e.kind().equals("start")) {
                 starts.computeIfAbsent(e.job(), k -> new ArrayList<>()).add(e);
             } else {
-                finished.add(e.job());
+                firstFinish.putIfAbsent(e.job(), e.nanos());
             }
         }
         List<Long> lost = new ArrayList<>();
         List<Long> deadWithoutRun = new ArrayList<>();
+        List<Long> left = new ArrayList<>();
         List<Long> duplicates = new ArrayList<>();
         List<Long> during = new ArrayList<>();
         List<Long> unexplained = new ArrayList<>();
         for (long id : jobs) {
             if (deadLetters.containsKey(id)) {
                 deadWithoutRun.add(id); // an ordinary job must never be dead-lettered here
-            } else if (!finished.contains(id)) {
+            } else if (!firstFinish.containsKey(id)) {
                 lost.add(id);
+            }
+            if (inTable.contains(id)) {
+                left.add(id);
             }
             List<Receiver.Event> s = starts.getOrDefault(id, List.of());
             if (s.size() > 1) {
                 duplicates.add(id);
                 Receiver.Event first = s.get(0);
-                if (first.nanos() > faultStart) {
+                if (first.nanos() > fault.start()) {
                     during.add(id);
                 }
-                if (first.nanos() > faultEnd || (faultedNode != null && !first.node().equals(faultedNode))) {
+                Long finished = firstFinish.get(id);
+                boolean explained = fault.node() != null && first.node().equals(fault.node())
+                        && first.nanos() <= fault.start() + fault.detection()
+                        && (finished == null || finished > fault.start() - OUTCOME_WRITTEN_NANOS);
+                if (!explained) {
                     unexplained.add(id);
                 }
             }
@@ -70,10 +86,16 @@ record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Lon
                 wrong.add(id + ": " + (error == null ? "not dead-lettered" : error.lines().findFirst().orElse("")));
             }
         });
-        return new Accounting(jobs.size(), lost, deadWithoutRun, duplicates, during, unexplained, poison.size(), wrong);
+        return new Accounting(jobs.size(), lost, deadWithoutRun, left, duplicates, during, unexplained, poison.size(),
+                wrong);
     }
 
     boolean passed() {
-        return lost.isEmpty() && deadWithoutRun.isEmpty() && unexplainedDuplicates.isEmpty() && wrongPoisonReasons.isEmpty();
+        return lost.isEmpty() && deadWithoutRun.isEmpty() && left.isEmpty() && unexplainedDuplicates.isEmpty()
+                && wrongPoisonReasons.isEmpty();
+    }
+
+    static Set<Long> ids(Collection<Long> c) {
+        return new HashSet<>(c);
     }
 }

@@ -31,9 +31,9 @@ final class Report {
             }
             String ids = a.duplicates().size() <= 8 ? " (ids " + a.duplicates() + ")" : "";
             String during = a.startedDuringFault().isEmpty() ? ""
-                    : " (" + a.startedDuringFault().size() + " of them started during it, before the node could tell)";
+                    : " (" + a.startedDuringFault().size() + " of them after it began, before the node could tell)";
             return a.duplicates().size() + ids + (a.unexplainedDuplicates().isEmpty()
-                    ? ", all started on the faulted node before the fault ended" + during
+                    ? ", all started on the faulted node before the fault" + during
                     : ", **" + a.unexplainedDuplicates().size() + " not explained by the fault**");
         }
     }

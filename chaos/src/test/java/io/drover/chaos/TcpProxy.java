@@ -10,15 +10,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP proxy in front of PostgreSQL that the campaign controls. {@link #blackHole()} makes
- * every connection through it half-open, as after a failover without a reset: the sockets stay
- * open, bytes are taken and never delivered, nothing answers. Those connections never recover;
- * after {@link #heal()} new connections work again.
+ * A TCP proxy in front of PostgreSQL that the campaign controls. {@link #blackHole} makes
+ * every connection through it half-open, as after a failover or a partition without a reset:
+ * the client's sockets stay open, bytes are taken and never delivered, nothing answers. Those
+ * connections never recover on the client's side; the server's side of them is closed after a
+ * while, as the server's TCP keepalive would find a vanished client (its sessions end, and with
+ * them their locks). After {@link #heal()} new connections work again.
  */
 final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Socket> upstreams = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
     private volatile boolean blackHole;
     /** Bumped at each black hole: connections from an earlier epoch than the last black hole are dead for good. */
@@ -35,10 +38,22 @@ final class TcpProxy implements AutoCloseable {
         return server.getLocalPort();
     }
 
-    void blackHole() {
+    /** @param serverNotices after this, the server's side of the dead connections is closed */
+    void blackHole(java.time.Duration serverNotices) {
         epoch++;
         deadBefore = epoch;
         blackHole = true;
+        List<Socket> dead = List.copyOf(upstreams);
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                Thread.sleep(serverNotices.toMillis());
+                for (Socket s : dead) {
+                    s.close();
+                }
+            } catch (InterruptedException | IOException ignored) {
+                // the proxy is closing
+            }
+        });
     }
 
     void heal() {
@@ -64,6 +79,7 @@ final class TcpProxy implements AutoCloseable {
                     continue;
                 }
                 sockets.add(upstream);
+                upstreams.add(upstream);
                 java.util.function.BooleanSupplier dead = () -> born < deadBefore;
                 pump(client.getInputStream(), upstream.getOutputStream(), dead);
                 pump(upstream.getInputStream(), client.getOutputStream(), dead);

@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The one thread per node that takes due jobs from the database into the queue.
@@ -92,12 +93,12 @@ final class AcquisitionLoop {
                 lastSuccessNanos = System.nanoTime();
                 // The lease counts from before the statement was sent: the database set the
                 // expiry from its own clock, later than that.
-                held.acquired(acquisition.jobs(), start);
+                List<HeldJobs.Lease> leases = held.acquired(acquisition.jobs(), start);
                 metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
                 problems.succeeded();
                 database.succeeded();
                 errorBackoff = 100;
-                pool.enqueue(acquisition.jobs());
+                pool.enqueue(leases);
                 pool.unreserve(reserved - acquisition.jobs().size());
                 reserved = 0;
                 if (!acquisition.mayHaveMore()) {

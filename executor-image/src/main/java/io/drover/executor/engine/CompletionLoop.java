@@ -60,6 +60,11 @@ final class CompletionLoop {
         return outcomes.size();
     }
 
+    /** The latest write failure, for liveness to name. */
+    String lastProblem() {
+        return problems.current();
+    }
+
     /** How long the batch being written has been trying (0 when none is): a stalled pipeline. */
     long stalledNanos() {
         long since = writingSinceNanos;
@@ -113,13 +118,18 @@ final class CompletionLoop {
                     LOG.errorf("The database refused the outcome of jobs %s; they were moved to dead letters with"
                             + " its reason", result.refused());
                 }
-                int lost = outcomes.size() - result.written();
+                if (!result.unwritable().isEmpty()) {
+                    LOG.errorf("The outcome of jobs %s could not be written at all, not even as a dead letter (a"
+                            + " trigger or a permission refuses every change of their rows): they stay locked until"
+                            + " their locks expire, and run again", result.unwritable());
+                }
+                int lost = outcomes.size() - result.written() - result.unwritable().size();
                 if (lost > 0) {
                     metrics.locksLost(lost);
                     LOG.warnf("%d of %d job outcomes found their lock gone (expired and taken by another"
                             + " node): those jobs may have run twice", lost, outcomes.size());
                 }
-                held.removeAll(outcomes.stream().map(o -> o.job().id()).toList());
+                held.completed(outcomes.stream().map(o -> o.job().id()).toList());
                 return;
             } catch (Exception e) {
                 database.failed(e);

@@ -9,7 +9,6 @@ import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.config.NodeNames;
 import io.drover.executor.handler.HandlerRegistry;
 import io.drover.executor.metrics.ExecutorMetrics;
-import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.CompletionWriter;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.LockMaintenance;
@@ -82,9 +81,10 @@ public final class ExecutorEngine implements AutoCloseable {
                 database, heartbeats, metrics, settings.acquirePageSize(), settings.acquireInterval(), tables, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
-        // Quiet period: two renewal rounds, so every live node renewed after an outage first.
+        // Quiet period: two renewal rounds (plus the validation of a stale connection), so every
+        // live node renewed after an outage first.
         this.sweeper = new ExpiredLockSweeper(dataSource, maintenance, held, database, heartbeats, metrics,
-                settings.expiredLockSweepInterval(), settings.lockRenewInterval().multipliedBy(2), node);
+                settings.expiredLockSweepInterval(), settings.lockRenewInterval().multipliedBy(2).plusSeconds(5), node);
         this.session = new NodeSession(dataSource, settings.schema(), tables.channel(), owner, acquirer::wakeUp,
                 database, heartbeats, node);
         metrics.gauge("drover.queue.depth", "Jobs acquired and waiting for a worker", pool::queued);
@@ -136,10 +136,11 @@ public final class ExecutorEngine implements AutoCloseable {
 
     private void releasePredecessorLocks() {
         try (Connection c = dataSource.getConnection()) {
-            for (LockMaintenance.Predecessor p : maintenance.releasePredecessors(c)) {
+            for (LockMaintenance.Predecessor p : maintenance.releasePredecessors(c, NodeSession.RECONNECTED_WITHIN)) {
                 if (p.released() == null) {
-                    LOG.warnf("Jobs locked by %s, a live node with this node's name %s, are left alone: node names"
-                            + " should be unique among live nodes sharing a schema", p.owner(), settings.nodeName());
+                    LOG.warnf("Jobs locked by %s, an earlier run of this node's name %s, are left to expire: %s"
+                            + " (node names should be unique among live nodes sharing a schema)", p.owner(),
+                            settings.nodeName(), p.left());
                 } else if (p.released().total() > 0) {
                     metrics.locksRecovered(p.released().unlocked(), p.released().crashed(), p.released().poisoned());
                     LOG.infof("Released %d jobs of %s, an earlier run of this node that is gone: %d were running"
@@ -187,14 +188,14 @@ public final class ExecutorEngine implements AutoCloseable {
         }
     }
 
-    private void releaseUnstarted(List<AcquiredJob> unstarted) {
+    private void releaseUnstarted(List<HeldJobs.Lease> unstarted) {
         if (unstarted.isEmpty()) {
             return;
         }
-        List<Long> ids = unstarted.stream().map(AcquiredJob::id).toList();
+        List<Long> ids = unstarted.stream().map(HeldJobs.Lease::id).toList();
         try (Connection c = dataSource.getConnection()) {
             int released = maintenance.release(c, ids);
-            held.removeAll(ids);
+            unstarted.forEach(held::drop);
             metrics.released(released);
             LOG.infof("Released %d queued jobs that had not started, for other nodes to take", released);
         } catch (Exception e) {
@@ -230,6 +231,13 @@ public final class ExecutorEngine implements AutoCloseable {
         String workers = pool.problem();
         if (workers != null) {
             problems.add(workers);
+        }
+        long stalled = completions.stalledNanos();
+        if (stalled > settings.stallTimeout().toNanos() && database.reachable()) {
+            // The database answers, yet outcomes cannot be written (a permission, a trigger):
+            // no job starts meanwhile, so the node does no work; say so rather than wait silently.
+            problems.add("job outcomes could not be written for " + stalled / 1_000_000_000L
+                    + " s while the database answers: " + completions.lastProblem());
         }
         return problems;
     }

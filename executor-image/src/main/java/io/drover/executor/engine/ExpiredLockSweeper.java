@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * lock expired (their node stopped renewing), counting a crash for those that were running and
  * moving repeat node-killers to dead letters ({@link LockMaintenance}).
  *
- * <p>It never sweeps a job this node still holds, and it holds back for a quiet period after
- * any database failure of this node, and after the node starts: when the database comes back
+ * <p>It never sweeps a job this node still holds, and it holds back until the database has
+ * answered it for a quiet period since its last failure, and after the node starts (two renewal
+ * intervals, plus the 5 s a stale connection may take to be found out): when the database comes back
  * from an outage, every live node's locks have expired at once, and sweeping before the other
  * nodes had a chance to renew theirs would take their running jobs from them and run those jobs
  * twice. A node that starts just then (it waited for the database) saw no failure of its own,
@@ -39,7 +40,7 @@ final class ExpiredLockSweeper {
     private final ProblemLog problems = new ProblemLog(LOG, "Sweeping expired job locks");
     private boolean holdingBack;
 
-    /** @param quiet how long after a database failure of this node it does not sweep */
+    /** @param quiet how long the database must have answered, after a failure or a start, before a sweep */
     ExpiredLockSweeper(DataSource dataSource, LockMaintenance maintenance, HeldJobs held, DatabaseHealth database,
                        Heartbeats heartbeats, ExecutorMetrics metrics, Duration every, Duration quiet,
                        String nodeName) {
@@ -61,11 +62,11 @@ final class ExpiredLockSweeper {
 
     void sweep() {
         beat.beat();
-        if (database.failedWithin(quietNanos)) {
+        if (!database.calmFor(quietNanos)) {
             if (!holdingBack) {
                 holdingBack = true;
-                LOG.infof("Not sweeping expired locks for %d s after a database failure: other nodes renew"
-                        + " theirs first", quietNanos / 1_000_000_000L);
+                LOG.infof("Not sweeping expired locks until the database has answered for %d s: other nodes"
+                        + " renew theirs first", quietNanos / 1_000_000_000L);
             }
             return;
         }

@@ -16,16 +16,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * margin before {@code lockExpiry} runs out. A job whose lease has run out is not started:
  * another node may have swept it already. A frozen node (SIGSTOP, a long GC pause, a suspended
  * VM) wakes up with every lease run out, because the monotonic clock kept going.
+ *
+ * <p>Each acquisition makes a new {@link Lease} object, and the queue carries it: a job is only
+ * ever started, completed or dropped under the lease it was queued with. So a row this node
+ * completed and then acquired again (a retry due at once) is not confused with its earlier
+ * tenure, and a stale queue entry never runs under a later acquisition's lease.
  */
 final class HeldJobs {
     enum State { QUEUED, RUNNING, COMPLETING }
 
-    private static final class Lease {
+    /** One tenure of one job on this node. */
+    static final class Lease {
+        final AcquiredJob job;
         volatile long deadline;
         volatile State state = State.QUEUED;
 
-        Lease(long deadline) {
+        private Lease(AcquiredJob job, long deadline) {
+            this.job = job;
             this.deadline = deadline;
+        }
+
+        long id() {
+            return job.id();
         }
     }
 
@@ -36,10 +48,14 @@ final class HeldJobs {
         this.leaseNanos = leaseNanos;
     }
 
-    void acquired(List<AcquiredJob> jobs, long sentNanos) {
+    List<Lease> acquired(List<AcquiredJob> jobs, long sentNanos) {
+        List<Lease> added = new ArrayList<>(jobs.size());
         for (AcquiredJob job : jobs) {
-            leases.put(job.id(), new Lease(sentNanos + leaseNanos));
+            Lease l = new Lease(job, sentNanos + leaseNanos);
+            leases.put(job.id(), l);
+            added.add(l);
         }
+        return added;
     }
 
     void renewed(Collection<Long> ids, long sentNanos) {
@@ -51,24 +67,30 @@ final class HeldJobs {
         }
     }
 
-    void running(long id) {
-        Lease l = leases.get(id);
-        if (l != null) {
-            l.state = State.RUNNING;
-        }
+    /** True while this lease is the job's current one here and has not run out. */
+    boolean valid(Lease lease) {
+        return leases.get(lease.id()) == lease && System.nanoTime() - lease.deadline < 0;
+    }
+
+    void running(Lease lease) {
+        lease.state = State.RUNNING;
     }
 
     /** The job's outcome is on its way to the database; keep renewing until it is written. */
-    void completing(long id) {
-        Lease l = leases.get(id);
-        if (l != null) {
-            l.state = State.COMPLETING;
+    void completing(Lease lease) {
+        lease.state = State.COMPLETING;
+    }
+
+    /** After their outcomes were written: ends those tenures (not a later acquisition of the same rows). */
+    void completed(Collection<Long> ids) {
+        for (Long id : ids) {
+            leases.computeIfPresent(id, (k, l) -> l.state == State.COMPLETING ? null : l);
         }
     }
 
-    boolean leaseValid(long id) {
-        Lease l = leases.get(id);
-        return l != null && System.nanoTime() - l.deadline < 0;
+    /** @return false if this lease was not the job's current one any more */
+    boolean drop(Lease lease) {
+        return leases.remove(lease.id(), lease);
     }
 
     /**
@@ -76,7 +98,7 @@ final class HeldJobs {
      * outcome is being written are left alone (their row may just have been deleted); the
      * completion writer counts those itself.
      *
-     * @return the jobs dropped, by the state they were in
+     * @return the jobs dropped, of the given state
      */
     List<Long> dropLost(Collection<Long> asked, Set<Long> renewed, State state) {
         List<Long> dropped = new ArrayList<>();
@@ -101,17 +123,6 @@ final class HeldJobs {
             }
         });
         return dropped;
-    }
-
-    /** @return false if it was not held (any more) */
-    boolean remove(long id) {
-        return leases.remove(id) != null;
-    }
-
-    void removeAll(Collection<Long> ids) {
-        for (Long id : ids) {
-            leases.remove(id);
-        }
     }
 
     List<Long> snapshot() {

@@ -1,6 +1,5 @@
 package io.drover.executor.engine;
 
-import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.JobStarts;
 import org.jboss.logging.Logger;
 
@@ -28,7 +27,10 @@ final class JobStarter {
     private static final Logger LOG = Logger.getLogger(JobStarter.class);
     private static final int MAX_BATCH = 512;
 
-    private record Request(AcquiredJob job, boolean mark, CompletableFuture<JobStarts.Started> result) {
+    private record Request(HeldJobs.Lease lease, boolean mark, CompletableFuture<JobStarts.Started> result) {
+        long id() {
+            return lease.id();
+        }
     }
 
     private final LinkedBlockingQueue<Request> pending = new LinkedBlockingQueue<>();
@@ -62,8 +64,8 @@ final class JobStarter {
      * with a large payload), and returns its attempt number and payload; null if this node no
      * longer holds its lock (the job must not run here).
      */
-    JobStarts.Started start(AcquiredJob job, boolean mark) throws InterruptedException {
-        Request request = new Request(job, mark, new CompletableFuture<>());
+    JobStarts.Started start(HeldJobs.Lease lease, boolean mark) throws InterruptedException {
+        Request request = new Request(lease, mark, new CompletableFuture<>());
         pending.add(request);
         try {
             return request.result().get();
@@ -105,22 +107,22 @@ final class JobStarter {
             beat.beat();
             // A request whose lease ran out while the database was unreachable is refused: its
             // lock may have been swept, and running it could run it twice.
-            batch.removeIf(r -> !held.leaseValid(r.job().id()) && r.result().complete(null));
+            batch.removeIf(r -> !held.valid(r.lease()) && r.result().complete(null));
             if (batch.isEmpty()) {
                 return;
             }
             long sent = System.nanoTime();
             try (Connection c = dataSource.getConnection()) {
-                List<Long> marks = batch.stream().filter(Request::mark).map(r -> r.job().id()).toList();
-                List<Long> reads = batch.stream().filter(r -> !r.mark()).map(r -> r.job().id()).toList();
+                List<Long> marks = batch.stream().filter(Request::mark).map(Request::id).toList();
+                List<Long> reads = batch.stream().filter(r -> !r.mark()).map(Request::id).toList();
                 Map<Long, JobStarts.Started> marked = marks.isEmpty() ? Map.of() : starts.mark(c, marks);
                 Map<Long, JobStarts.Started> read = reads.isEmpty() ? Map.of() : starts.payloads(c, reads);
                 problems.succeeded();
                 database.succeeded();
                 for (Request r : batch) {
-                    JobStarts.Started s = (r.mark() ? marked : read).get(r.job().id());
+                    JobStarts.Started s = (r.mark() ? marked : read).get(r.id());
                     if (s != null && r.mark()) {
-                        held.renewed(List.of(r.job().id()), sent); // the mark renewed the lock
+                        held.renewed(List.of(r.id()), sent); // the mark renewed the lock
                     }
                     r.result().complete(s);
                 }

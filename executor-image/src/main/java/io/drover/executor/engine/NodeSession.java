@@ -27,6 +27,15 @@ import java.util.concurrent.TimeUnit;
 final class NodeSession {
     private static final Logger LOG = Logger.getLogger(NodeSession.class);
     private static final int POLL_MILLIS = 500;
+    /** Polls between round trips that prove the connection alive. */
+    private static final int PING_EVERY = 10;
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+    /**
+     * A live node's session is back this long after the database restarts (its reconnect
+     * back-off is at most {@link #MAX_BACKOFF_MILLIS}): until then a free presence lock proves
+     * nothing.
+     */
+    static final Duration RECONNECTED_WITHIN = Duration.ofSeconds(30);
 
     private final DataSource dataSource;
     private final String channel;
@@ -76,8 +85,14 @@ final class NodeSession {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 for (int turn = 1; !stopping; turn++) {
                     beat.beat();
-                    if (!claimed && turn % 10 == 0) {
-                        claimed = claimPresence(c);
+                    if (turn % PING_EVERY == 0) {
+                        // getNotifications() swallows a socket timeout: on a half-open connection it
+                        // would return nothing forever. A round trip finds such a connection out.
+                        if (claimed) {
+                            ping(c);
+                        } else {
+                            claimed = claimPresence(c);
+                        }
                     }
                     PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
                     if (notifications != null && notifications.length > 0) {
@@ -91,8 +106,14 @@ final class NodeSession {
                 database.failed(e);
                 problems.failed(e);
                 sleep(backoff);
-                backoff = Math.min(backoff * 2, 10_000);
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
             }
+        }
+    }
+
+    private static void ping(Connection c) throws Exception {
+        try (Statement s = c.createStatement()) {
+            s.execute("select 1");
         }
     }
 

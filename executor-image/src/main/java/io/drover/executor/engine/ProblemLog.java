@@ -44,6 +44,11 @@ final class ProblemLog {
         }
     }
 
+    /** The current problem's description, or null. */
+    synchronized String current() {
+        return current;
+    }
+
     synchronized int consecutiveFailures() {
         return failures;
     }

@@ -46,7 +46,7 @@ final class WorkerPool {
     private static final int TIMED_OUT = 2;
     private static final int ABANDONED = 3;
 
-    private final BlockingQueue<AcquiredJob> queue;
+    private final BlockingQueue<HeldJobs.Lease> queue;
     private final Semaphore freeSlots;
     private final int queueSize;
     private final int threads;
@@ -69,6 +69,7 @@ final class WorkerPool {
     /** One run of one job, watched for its timeout. */
     private static final class Execution {
         final Worker worker;
+        final HeldJobs.Lease lease;
         final AcquiredJob job;
         final int attempt;
         final Duration timeout;
@@ -78,9 +79,10 @@ final class WorkerPool {
         final AtomicInteger state = new AtomicInteger(RUNNING);
         volatile long graceDeadline;
 
-        Execution(Worker worker, AcquiredJob job, int attempt, Duration timeout, boolean solo, boolean watched) {
+        Execution(Worker worker, HeldJobs.Lease lease, int attempt, Duration timeout, boolean solo, boolean watched) {
             this.worker = worker;
-            this.job = job;
+            this.lease = lease;
+            this.job = lease.job;
             this.attempt = attempt;
             this.timeout = timeout;
             this.deadline = System.nanoTime() + timeout.toNanos();
@@ -98,7 +100,7 @@ final class WorkerPool {
         public void run() {
             try {
                 while (!abandoned) {
-                    AcquiredJob job;
+                    HeldJobs.Lease job;
                     try {
                         job = queue.poll(100, TimeUnit.MILLISECONDS);
                     } catch (InterruptedException e) {
@@ -163,14 +165,15 @@ final class WorkerPool {
         w.thread.start();
     }
 
-    private void process(Worker w, AcquiredJob job) {
+    private void process(Worker w, HeldJobs.Lease lease) {
+        AcquiredJob job = lease.job;
         boolean marked = false;
         boolean settled = false;
         try {
-            if (!held.leaseValid(job.id())) {
+            if (!held.valid(lease)) {
                 // Its lock lapsed while it waited (renewals failed, or this node was frozen) or was
                 // found lost (then the renewer dropped and counted it): another node may have it.
-                if (held.remove(job.id())) {
+                if (held.drop(lease)) {
                     metrics.notStarted(1);
                 }
                 settled = true;
@@ -178,11 +181,11 @@ final class WorkerPool {
             }
             Outcome early = runner.precheck(job);
             if (early != null) {
-                settle(early);
+                settle(lease, early);
                 settled = true;
                 return;
             }
-            if (!awaitRecordable(job)) {
+            if (!awaitRecordable(lease)) {
                 settled = true;
                 return;
             }
@@ -193,18 +196,25 @@ final class WorkerPool {
             gate.enter(solo);
             boolean inGate = true;
             try {
-                JobStarts.Started s = watched || job.payloadDeferred() ? starter.start(job, watched)
+                JobStarts.Started s = watched || job.payloadDeferred() ? starter.start(lease, watched)
                         : new JobStarts.Started(job.attempts() + 1, job.payload());
-                if (s == null || !held.leaseValid(job.id())) {
-                    if (held.remove(job.id())) { // its lock is gone: whoever holds it now runs it
+                if (s == null) {
+                    if (held.drop(lease)) { // its lock is gone: whoever holds it now runs it
                         metrics.notStarted(1);
                     }
                     settled = true;
                     return;
                 }
                 marked = watched;
-                held.running(job.id());
-                Execution ex = new Execution(w, job, s.attempt(), timeoutOf.apply(job.type()), solo, watched);
+                if (!held.valid(lease)) {
+                    // The database confirmed the lock, but the lease lapsed meanwhile (renewals
+                    // failing): not run here, handed back, its start mark's charge given back.
+                    settle(lease, new Outcome.Retry(job, 0, "its lease lapsed as it started", marked ? -1 : 0));
+                    settled = true;
+                    return;
+                }
+                held.running(lease);
+                Execution ex = new Execution(w, lease, s.attempt(), timeoutOf.apply(job.type()), solo, watched);
                 w.current = ex;
                 busy.incrementAndGet();
                 Outcome outcome;
@@ -217,11 +227,11 @@ final class WorkerPool {
                     }
                 }
                 if (ex.state.compareAndSet(RUNNING, DONE)) {
-                    settle(outcome);
+                    settle(lease, outcome);
                 } else if (ex.state.compareAndSet(TIMED_OUT, DONE)) {
                     // Interrupted at its timeout: a run that still succeeded counts (running it
                     // again would run it twice); any other ending is the timeout's failure.
-                    settle(outcome instanceof Outcome.Succeeded ? outcome
+                    settle(lease, outcome instanceof Outcome.Succeeded ? outcome
                             : runner.timedOut(job, ex.attempt, ex.timeout, true, watched));
                 } else {
                     // Given up by the timeout watch, which wrote the outcome and left the gate.
@@ -240,13 +250,13 @@ final class WorkerPool {
             // Shutdown interrupted a wait before the job ran: it is given back, at no cost.
             Thread.currentThread().interrupt();
             if (!settled) {
-                settle(new Outcome.Retry(job, 0, "executor shut down before it started", marked ? -1 : 0));
+                settle(lease, new Outcome.Retry(job, 0, "executor shut down before it started", marked ? -1 : 0));
                 settled = true;
             }
         } catch (Throwable t) {
             LOG.errorf(t, "Executor error on job %d; it is given back to run again", job.id());
             if (!settled) {
-                settle(runner.internalError(job, t, marked));
+                settle(lease, runner.internalError(job, t, marked));
             }
         }
     }
@@ -258,13 +268,13 @@ final class WorkerPool {
      *
      * @return false if the job was dropped
      */
-    private boolean awaitRecordable(AcquiredJob job) throws InterruptedException {
+    private boolean awaitRecordable(HeldJobs.Lease lease) throws InterruptedException {
         while (!recordable.getAsBoolean()) {
             if (stopping) {
                 throw new InterruptedException("stopping");
             }
-            if (!held.leaseValid(job.id())) {
-                if (held.remove(job.id())) {
+            if (!held.valid(lease)) {
+                if (held.drop(lease)) {
                     metrics.notStarted(1);
                 }
                 return false;
@@ -274,8 +284,8 @@ final class WorkerPool {
         return true;
     }
 
-    private void settle(Outcome outcome) {
-        held.completing(outcome.job().id());
+    private void settle(HeldJobs.Lease lease, Outcome outcome) {
+        held.completing(lease);
         completions.accept(outcome);
     }
 
@@ -319,7 +329,7 @@ final class WorkerPool {
         stuck.incrementAndGet();
         w.abandoned = true;
         workers.remove(w);
-        settle(runner.timedOut(ex.job, ex.attempt, ex.timeout, false, ex.watched));
+        settle(ex.lease, runner.timedOut(ex.job, ex.attempt, ex.timeout, false, ex.watched));
         gate.exit(ex.solo);
         LOG.errorf("Job %d (%s) ignored the interrupt after its jobTimeout %s: its worker %s is given up"
                 + " (%d stuck) and replaced", ex.job.id(), ex.job.type(), ex.timeout, w.thread.getName(), stuck.get());
@@ -351,8 +361,8 @@ final class WorkerPool {
     }
 
     /** Enqueues jobs into slots reserved with {@link #reserve}; never blocks, never rejects. */
-    void enqueue(List<AcquiredJob> jobs) {
-        for (AcquiredJob job : jobs) {
+    void enqueue(List<HeldJobs.Lease> jobs) {
+        for (HeldJobs.Lease job : jobs) {
             if (!queue.offer(job)) {
                 throw new IllegalStateException("queue full despite reservation: a bug in slot accounting");
             }
@@ -360,9 +370,9 @@ final class WorkerPool {
     }
 
     /** Stops the workers taking new jobs and returns the jobs that were queued but not started. */
-    List<AcquiredJob> stopAndDrainQueued() {
+    List<HeldJobs.Lease> stopAndDrainQueued() {
         stopping = true;
-        List<AcquiredJob> unstarted = new ArrayList<>();
+        List<HeldJobs.Lease> unstarted = new ArrayList<>();
         queue.drainTo(unstarted);
         return unstarted;
     }

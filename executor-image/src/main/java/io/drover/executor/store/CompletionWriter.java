@@ -14,10 +14,10 @@ import java.util.Map;
  * 500. Every statement matches only rows still locked by this node: a job whose lock expired
  * and went to another node is not touched, and the shortfall is reported as lost locks.
  *
- * <p>An outcome the database refuses (a data error: a value out of range, a violated check)
- * must not block the outcomes batched with it, nor the node's completion pipeline: the batch is
- * then written outcome by outcome, and each refused one is moved to dead letters with the
- * database's reason.
+ * <p>An outcome the database refuses (a value out of range, a violated check, a user trigger
+ * that raises: anything but an unreachable database) must not block the outcomes batched with
+ * it, nor the node's completion pipeline: the batch is then written outcome by outcome, and
+ * each refused one is moved to dead letters with the database's reason.
  */
 public final class CompletionWriter {
     /** How an outcome changes its row. */
@@ -62,8 +62,13 @@ public final class CompletionWriter {
         }
     }
 
-    /** What a write did: rows written (less than the batch: lost locks), and outcomes refused by the database. */
-    public record Result(int written, List<Long> refused) {
+    /**
+     * What a write did: rows written (less than the batch: lost locks), outcomes refused by the
+     * database (moved to dead letters instead), and outcomes that could not be written at all,
+     * not even as dead letters (e.g. a user trigger that refuses every change of the row): those
+     * rows stay locked until their locks expire.
+     */
+    public record Result(int written, List<Long> refused, List<Long> unwritable) {
     }
 
     private final String owner;
@@ -106,35 +111,37 @@ public final class CompletionWriter {
     /** Writes the batch; see the class comment for outcomes the database refuses. */
     public Result write(Connection c, Batch batch) throws SQLException {
         try {
-            return new Result(Transactions.run(c, () -> writeAll(c, batch.entries())), List.of());
+            return new Result(Transactions.run(c, () -> writeAll(c, batch.entries())), List.of(), List.of());
         } catch (SQLException e) {
-            if (!isDataError(e)) {
+            if (SqlErrors.unreachable(e)) {
                 throw e;
             }
         }
         int written = 0;
         List<Long> refused = new ArrayList<>();
+        List<Long> unwritable = new ArrayList<>();
         for (Entry entry : batch.entries()) {
             try {
                 written += Transactions.run(c, () -> writeAll(c, List.of(entry)));
             } catch (SQLException e) {
-                if (!isDataError(e)) {
+                if (SqlErrors.unreachable(e)) {
                     throw e;
                 }
-                refused.add(entry.id());
                 Entry dead = new Entry(Kind.DEAD, entry.id(), 0,
                         "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()),
                         entry.attemptDelta());
-                written += Transactions.run(c, () -> writeAll(c, List.of(dead)));
+                try {
+                    written += Transactions.run(c, () -> writeAll(c, List.of(dead)));
+                    refused.add(entry.id());
+                } catch (SQLException deadFailed) {
+                    if (SqlErrors.unreachable(deadFailed)) {
+                        throw deadFailed;
+                    }
+                    unwritable.add(entry.id());
+                }
             }
         }
-        return new Result(written, refused);
-    }
-
-    /** Data exceptions (22), integrity violations (23), program limits (54): the row's values, not the database, are at fault. */
-    static boolean isDataError(SQLException e) {
-        String state = e.getSQLState();
-        return state != null && (state.startsWith("22") || state.startsWith("23") || state.startsWith("54"));
+        return new Result(written, refused, unwritable);
     }
 
     private int writeAll(Connection c, List<Entry> entries) throws SQLException {

@@ -33,8 +33,10 @@ public final class JobStarts {
     public JobStarts(Tables t, String owner, Duration lockExpiry) {
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
-        this.mark = "update " + t.job() + " set attempts = attempts + 1, started_at = now(),"
-                + " lock_expires_at = now() + ? * interval '1 millisecond'"
+        // Idempotent within one lock tenure: a mark written again (a retried batch, a commit
+        // whose answer was lost) charges nothing more.
+        this.mark = "update " + t.job() + " set attempts = attempts + case when started_at is null then 1 else 0 end,"
+                + " started_at = coalesce(started_at, now()), lock_expires_at = now() + ? * interval '1 millisecond'"
                 + " where id = any(?) and locked_by = ? returning id, attempts, payload";
         this.payloads = "select id, attempts + 1, payload from " + t.job() + " where id = any(?) and locked_by = ?";
     }

@@ -125,39 +125,68 @@ public final class LockMaintenance {
         return r;
     }
 
-    /** A predecessor found at startup: its owner id, and what releasing its rows did (null if it is alive). */
-    public record Predecessor(String owner, Recovered released) {
+    /**
+     * A predecessor found at startup: its owner id, and what releasing its rows did, or why they
+     * were left to expire ({@code left}).
+     */
+    public record Predecessor(String owner, Recovered released, String left) {
     }
 
     /**
      * Releases the rows of earlier runs of this node's name at once, without waiting for their
-     * locks to expire, but only those whose owner is proven gone ({@link NodePresence}): a live
-     * node that happens to have the same name keeps its jobs.
+     * locks to expire, but only those whose owner is proven gone: its presence lock is free
+     * ({@link NodePresence}). A live node that happens to have the same name keeps its jobs.
+     * Right after a database restart every presence lock is free until the live nodes' sessions
+     * reconnect, so then nothing is released: the locks expire.
+     *
+     * @param settled how long the database server must have been up for presence locks to mean anything
      */
-    public List<Predecessor> releasePredecessors(Connection c) throws SQLException {
-        List<String> owners = new ArrayList<>();
+    public List<Predecessor> releasePredecessors(Connection c, Duration settled) throws SQLException {
+        List<String> candidates = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(predecessors)) {
             ps.setString(1, nodeName + ":");
             ps.setString(2, owner);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    owners.add(rs.getString(1));
+                    candidates.add(rs.getString(1));
                 }
             }
         }
         List<Predecessor> found = new ArrayList<>();
-        for (String previous : owners) {
-            found.add(new Predecessor(previous, Transactions.run(c, () -> {
+        if (candidates.isEmpty()) {
+            return found;
+        }
+        if (!serverUpFor(c, settled)) {
+            for (String p : candidates) {
+                found.add(new Predecessor(p, null, "the database server restarted less than "
+                        + settled.toSeconds() + " s ago: live nodes may not have reconnected yet"));
+            }
+            return found;
+        }
+        for (String p : candidates) {
+            Recovered released = Transactions.run(c, () -> {
                 // Transaction-scoped: held only while its rows are released, then freed.
-                if (!tryXactLock(c, NodePresence.key(schema, previous))) {
+                if (!tryXactLock(c, NodePresence.key(schema, p))) {
                     return null;
                 }
-                Recovered r = ofOwner.run(c, ps -> ps.setString(1, previous));
+                Recovered r = ofOwner.run(c, ps -> ps.setString(1, p));
                 notifyIf(c, r.unlocked());
                 return r;
-            })));
+            });
+            found.add(new Predecessor(p, released, released == null ? "it holds its presence lock: it is alive" : null));
         }
         return found;
+    }
+
+    private static boolean serverUpFor(Connection c, Duration settled) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "select now() - pg_postmaster_start_time() >= ? * interval '1 millisecond'")) {
+            ps.setLong(1, settled.toMillis());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     private static boolean tryXactLock(Connection c, long key) throws SQLException {

@@ -71,6 +71,11 @@ class CrashRecoveryTest {
         assertThat(jobs.count("select count(*) from {s}.job where locked_by is not null and attempts = 0"))
                 .isEqualTo(stranded);
 
+        // A free presence lock proves a node gone only once live nodes had time to reconnect
+        // after a database (re)start (NodeSession.RECONNECTED_WITHIN): the server here started
+        // with the test JVM.
+        Jobs.await("the database has been up for 30 s", Duration.ofSeconds(40),
+                () -> jobs.count("select (now() - pg_postmaster_start_time() > interval '31 seconds')::int") == 1);
         // Same node name, as a StatefulSet pod gets when it is recreated.
         try (NodeProcess second = NodeProcess.start("executor-0", schema,
                 Map.of("lockExpiry", "PT10M", "threads", "8", "queueSize", "500", "acquirePageSize", "250"))) {
@@ -103,8 +108,8 @@ class CrashRecoveryTest {
             try (NodeProcess twin = NodeProcess.start("executor-0", schema, settings)) {
                 twin.awaitReady();
                 Jobs.await("all jobs executed", Duration.ofMinutes(2), () -> jobs.jobsLeft() == 0);
-                assertThat(twin.output()).anyMatch(l -> l.contains("a live node with this node's name executor-0,"
-                        + " are left alone"));
+                assertThat(twin.output()).anyMatch(l -> l.contains("an earlier run of this node's name executor-0,"
+                        + " are left to expire"));
                 twin.terminate();
             }
             first.terminate();

@@ -294,6 +294,25 @@ class EngineReliabilityTest {
     }
 
     @Test
+    void rowsATriggerWillNotLetGoNeverStopTheCompletionPipeline() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        // A user trigger that refuses to delete some rows (a P0001 error, not a data error).
+        jobs.execute("create function {s}.keep_cursed() returns trigger language plpgsql as $$ begin"
+                + " if old.payload = 'cursed' then raise exception 'cursed rows stay'; end if; return old; end $$");
+        jobs.execute("create trigger keep_cursed before delete on {s}.job for each row execute function {s}.keep_cursed()");
+        jobs.enqueue(2, NoopHandler.TYPE, "cursed", 1);
+        jobs.enqueue(300, NoopHandler.TYPE, "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s, List.of(new NoopHandler()))) {
+            Jobs.await("every other job completed", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 2);
+            jobs.enqueue(50, NoopHandler.TYPE, "", 1);
+            Jobs.await("the pipeline still flows", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 2);
+            assertThat(engine.stuck()).isEmpty();
+            assertThat(engine.heldJobs()).as("the node let go of the rows it could not complete").isZero();
+        }
+    }
+
+    @Test
     void anOutcomeTheDatabaseRefusesIsDeadLetteredWithoutHoldingUpTheOthers() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
