@@ -11,9 +11,13 @@ EXECUTOR_IMAGE := localhost/drover-executor:$(IMAGE_VERSION)
 EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor.oci.tar
 OPERATOR_IMAGE := localhost/drover-operator:$(IMAGE_VERSION)
 OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
+# The executor image plus the fault campaign's `chaos` handler (reports every start and finish):
+# what the e2e suite's fault scenarios run.
+E2E_EXECUTOR_IMAGE := localhost/drover-executor-e2e:$(IMAGE_VERSION)
+E2E_EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor-e2e.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries cluster-binaries run-intro operator-image images e2e cluster-up keda down \
+	crds crds-check test-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
 	run-local bench-cluster chaos
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
@@ -101,7 +105,11 @@ operator-image: build image-tools ## Build the operator image as an OCI archive,
 
 images: image operator-image ## Both images
 
-e2e: cluster-binaries images ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
+e2e-image: image ## The executor image with the chaos handler added (tools/add-handlers.sh), for the e2e fault scenarios
+	tools/add-handlers.sh $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE) $(E2E_EXECUTOR_IMAGE_ARCHIVE) $(E2E_EXECUTOR_IMAGE) \
+	  chaos/target/drover-chaos-*.jar
+
+e2e: cluster-binaries images e2e-image ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/run.sh
 
 cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cluster/up.sh)

@@ -26,10 +26,13 @@ PAUSE_IMAGE=localhost/drover-pause:1
 # Helm --set-json value keeping a pod off the kwok fake node (its pods never really run).
 AVOID_FAKE_NODES='affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"type","operator":"NotIn","values":["kwok"]}]}]}}}'
 
-# Imports the locally built images (make images) into the local cluster's containerd.
+# Imports the locally built images (make images; make e2e-image if built) into the local
+# cluster's containerd.
 import_images() {
   local archive
-  for archive in executor-image/target/image/drover-executor.oci.tar operator/target/image/drover-operator.oci.tar; do
+  for archive in executor-image/target/image/drover-executor.oci.tar operator/target/image/drover-operator.oci.tar \
+    executor-image/target/image/drover-executor-e2e.oci.tar; do
+    [[ -f $archive ]] || continue
     echo "[e2e] importing $archive into the cluster's containerd" >&2
     ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
   done

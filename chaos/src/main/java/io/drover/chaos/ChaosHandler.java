@@ -24,8 +24,8 @@ import java.time.Duration;
 public final class ChaosHandler implements JobHandler {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String receiver = System.getenv().getOrDefault("CHAOS_RECEIVER", "http://127.0.0.1:1");
-    /** Who ran it, as the campaign names its nodes (two fleets may share node names). */
-    private final String node = System.getenv().getOrDefault("CHAOS_NODE", System.getenv().getOrDefault("DROVER_NODENAME", "unknown"));
+    /** Who ran it: as the campaign names its nodes (two fleets may share node names), else the node or pod name. */
+    private final String node = firstSet("CHAOS_NODE", "DROVER_NODENAME", "HOSTNAME");
 
     @Override
     public String type() {
@@ -43,6 +43,16 @@ public final class ChaosHandler implements JobHandler {
             default -> Thread.sleep(Long.parseLong(what));
         }
         report("finish", job);
+    }
+
+    private static String firstSet(String... names) {
+        for (String name : names) {
+            String v = System.getenv(name);
+            if (v != null && !v.isBlank()) {
+                return v;
+            }
+        }
+        return "unknown";
     }
 
     private static void hang() {

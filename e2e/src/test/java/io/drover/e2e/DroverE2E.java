@@ -35,15 +35,16 @@ import static org.awaitility.Awaitility.await;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DroverE2E {
-    static final String OPERATOR_NS = "drover-system";
-    static final String RELEASE = "drover-operator";
+    static final String OPERATOR_NS = Kube.OPERATOR_NS;
+    static final String RELEASE = Kube.RELEASE;
     static final String NS = "drover-e2e";
     static final String EC = "jobs";
     static final String AUTO = "auto";
-    static final Duration READY_TIMEOUT = Duration.ofMinutes(4);
+    static final Duration READY_TIMEOUT = Kube.READY_TIMEOUT;
 
     static E2EEnvironment env;
     static KubernetesClient kube;
+    static Kube k;
     static ExecutionReceiver receiver;
     static JobTable jobs;
     static JobTable autoJobs;
@@ -53,6 +54,7 @@ class DroverE2E {
     static void setUp() throws Exception {
         env = E2EEnvironment.fromEnv();
         kube = new KubernetesClientBuilder().build();
+        k = new Kube(env, kube);
         receiver = new ExecutionReceiver(env.receiverHost());
         schema = "e2e_" + UUID.randomUUID().toString().substring(0, 8);
         jobs = new JobTable(env, schema);
@@ -74,16 +76,7 @@ class DroverE2E {
         Commands.run(List.of(env.bin("helm"), "uninstall", RELEASE, "--namespace", OPERATOR_NS, "--ignore-not-found", "--wait")).orFail();
         kube.namespaces().withName(NS).delete();
         await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> kube.namespaces().withName(NS).get() == null);
-        kubectl("apply", "--server-side", "-f", env.repo().resolve("crds").toString()).orFail();
-        List<String> helm = new ArrayList<>(List.of(env.bin("helm"), "upgrade", "--install", RELEASE,
-                env.repo().resolve("charts/drover-operator").toString(), "--namespace", OPERATOR_NS, "--create-namespace",
-                "--set", "image.repository=" + repository(env.operatorImage()), "--set", "image.tag=" + tag(env.operatorImage()),
-                "--set", "executorImage.repository=" + repository(env.executorImage()),
-                "--set", "executorImage.tag=" + tag(env.executorImage()),
-                "--set", "logging.json=false", "--wait", "--timeout", "5m"));
-        // Locally: keep the operator off the fake (kwok) node, whose pods never run (run.sh sets it).
-        env.operatorSetJson().ifPresent(json -> helm.addAll(List.of("--set-json", json)));
-        Commands.run(helm).orFail();
+        k.installOperator();
         var deployment = kube.apps().deployments().inNamespace(OPERATOR_NS).withName(RELEASE).get();
         assertThat(deployment.getStatus().getReadyReplicas()).isEqualTo(1);
     }
@@ -324,19 +317,11 @@ class DroverE2E {
     }
 
     void apply(String yaml) {
-        try {
-            Path file = Files.createTempFile("ec", ".yaml");
-            Files.writeString(file, yaml);
-            kubectl("apply", "-f", file.toString()).orFail();
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
+        k.apply(yaml);
     }
 
     Commands.Result kubectl(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(env.bin("kubectl")));
-        cmd.addAll(List.of(args));
-        return Commands.run(cmd);
+        return k.kubectl(args);
     }
 
     StatefulSet statefulSet() {
@@ -358,31 +343,15 @@ class DroverE2E {
     }
 
     int replicas(String name) {
-        StatefulSet sts = kube.apps().statefulSets().inNamespace(NS).withName(name).get();
-        return sts == null ? -1 : nz(sts.getSpec().getReplicas());
+        return k.replicas(NS, name);
     }
 
     List<Pod> podsOf(String name) {
-        return kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", name).list().getItems();
+        return k.pods(NS, name);
     }
 
     void awaitCondition(String name, String type, String status) {
-        await(name + " " + type + "=" + status).atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1))
-                .until(() -> conditionStatus(name, type).equals(status));
-    }
-
-    String conditionStatus(String name, String type) {
-        GenericKubernetesResource ec = kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster")
-                .inNamespace(NS).withName(name).get();
-        if (ec != null && ec.getAdditionalProperties().get("status") instanceof Map<?, ?> status
-                && status.get("conditions") instanceof List<?> cs) {
-            for (Object c : cs) {
-                if (c instanceof Map<?, ?> m && type.equals(m.get("type"))) {
-                    return String.valueOf(m.get("status"));
-                }
-            }
-        }
-        return "";
+        k.awaitCondition(NS, name, type, status);
     }
 
     void awaitClusterReady(int nodes) {
@@ -390,15 +359,7 @@ class DroverE2E {
     }
 
     void awaitReady(String name, int nodes) {
-        await("ExecutorCluster " + name + " Ready with " + nodes + " nodes").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(2))
-                .until(() -> {
-                    GenericKubernetesResource ec = kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster")
-                            .inNamespace(NS).withName(name).get();
-                    if (ec == null || !(ec.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
-                        return false;
-                    }
-                    return "True".equals(conditionStatus(name, "Ready")) && Integer.valueOf(nodes).equals(status.get("readyReplicas"));
-                });
+        k.awaitReady(NS, name, nodes);
     }
 
     void awaitAllExecuted(List<Long> ids, Duration timeout) {
@@ -409,31 +370,15 @@ class DroverE2E {
         });
     }
 
-    /** SIGKILL of the executor's JVM: through containerd locally, else a zero-grace forced delete. */
     void sigkill(Pod pod) {
-        String id = pod.getStatus().getContainerStatuses().get(0).getContainerID().replaceFirst("^containerd://", "");
-        if (env.containerdSocket().isPresent()) {
-            Commands.run(List.of("ctr", "--address", env.containerdSocket().get(), "-n", "k8s.io", "tasks", "kill", "-s", "SIGKILL", id))
-                    .orFail();
-        } else {
-            kube.pods().inNamespace(NS).withName(pod.getMetadata().getName()).withGracePeriod(0).delete();
-        }
-    }
-
-
-    static String repository(String image) {
-        return image.substring(0, image.lastIndexOf(':'));
-    }
-
-    static String tag(String image) {
-        return image.substring(image.lastIndexOf(':') + 1);
+        k.sigkill(pod);
     }
 
     static int nz(Integer i) {
-        return i == null ? 0 : i;
+        return Kube.nz(i);
     }
 
     static void log(String message) {
-        System.out.println("[e2e] " + message);
+        Kube.log(message);
     }
 }

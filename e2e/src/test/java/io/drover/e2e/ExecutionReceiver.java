@@ -6,17 +6,30 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Counts job executions: the e2e jobs are of the executor's built-in "http" type, and each
- * POSTs its id here. A job that ran is known by id, so "no job lost" is counted, not assumed.
+ * Counts job executions by id, so "no job lost" is counted, not assumed. Two protocols: the
+ * built-in "http" jobs POST their id to {@code /done}; the fault campaign's "chaos" jobs (the
+ * e2e image) report every start and every finish to {@code /start} and {@code /finish}, so a
+ * run cut short (a start without a finish) and a job run twice are seen too.
  */
 final class ExecutionReceiver implements AutoCloseable {
+    /** One report of a chaos job; {@code at} is when it arrived. */
+    record Event(String kind, long job, String node, int attempt, Instant at) {
+    }
+
     private final HttpServer server;
     private final ConcurrentHashMap<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+    private final Queue<Event> events = new ConcurrentLinkedQueue<>();
     /** How long each job takes: the receiver answers after this delay (slow jobs build a backlog). */
     private volatile long jobMillis;
 
@@ -40,7 +53,34 @@ final class ExecutionReceiver implements AutoCloseable {
                 exchange.close();
             }
         });
+        for (String kind : List.of("start", "finish")) {
+            server.createContext("/" + kind, exchange -> {
+                try {
+                    Map<String, String> q = new HashMap<>();
+                    for (String pair : exchange.getRequestURI().getRawQuery().split("&")) {
+                        int eq = pair.indexOf('=');
+                        q.put(pair.substring(0, eq), pair.substring(eq + 1));
+                    }
+                    events.add(new Event(kind, Long.parseLong(q.get("job")), q.get("node"),
+                            Integer.parseInt(q.get("attempt")), Instant.now()));
+                    exchange.sendResponseHeaders(204, -1);
+                } catch (RuntimeException e) {
+                    exchange.sendResponseHeaders(400, -1);
+                } finally {
+                    exchange.close();
+                }
+            });
+        }
         server.start();
+    }
+
+    /** Where chaos jobs report (their CHAOS_RECEIVER). */
+    String base() {
+        return "http://" + server.getAddress().getHostString() + ":" + server.getAddress().getPort();
+    }
+
+    List<Event> events() {
+        return List.copyOf(events);
     }
 
     String url() {
@@ -65,6 +105,7 @@ final class ExecutionReceiver implements AutoCloseable {
 
     void reset() {
         executions.clear();
+        events.clear();
     }
 
     @Override

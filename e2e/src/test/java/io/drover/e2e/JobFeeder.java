@@ -12,10 +12,15 @@ final class JobFeeder implements AutoCloseable {
     private final Thread thread;
 
     JobFeeder(JobTable table, List<Long> ids, int batch, long pauseMillis) {
+        this(() -> table.enqueueHttp(batch, 0), ids, pauseMillis);
+    }
+
+    /** Keeps calling {@code enqueue} (which returns the new ids) every {@code pauseMillis}. */
+    JobFeeder(java.util.concurrent.Callable<List<Long>> enqueue, List<Long> ids, long pauseMillis) {
         thread = Thread.ofPlatform().start(() -> {
             while (running.get()) {
                 try {
-                    List<Long> more = table.enqueueHttp(batch, 0);
+                    List<Long> more = enqueue.call();
                     synchronized (ids) {
                         ids.addAll(more);
                     }

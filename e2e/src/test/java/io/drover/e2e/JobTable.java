@@ -57,6 +57,37 @@ final class JobTable {
         return ids;
     }
 
+    /** Enqueues jobs of a type with a payload, as an application's plain SQL would; returns their ids. */
+    List<Long> enqueue(String type, String payload, int count, int maxAttempts) throws SQLException {
+        List<Long> ids = new ArrayList<>(count);
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "insert into " + schema + ".job (type, payload, max_attempts) select ?, ?, ? from generate_series(1, ?)"
+                        + " returning id")) {
+            ps.setString(1, type);
+            ps.setString(2, payload);
+            ps.setInt(3, maxAttempts);
+            ps.setInt(4, count);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** Dead letters' errors by job id. */
+    java.util.Map<Long, String> deadLetterErrors() throws SQLException {
+        java.util.Map<Long, String> errors = new java.util.HashMap<>();
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("select id, error from " + schema + ".dead_letter");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                errors.put(rs.getLong(1), rs.getString(2));
+            }
+        }
+        return errors;
+    }
+
     /** Timers far in the future: the database state that deleting a cluster must leave alone. */
     void enqueueFutureTimers(int count) throws SQLException {
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(

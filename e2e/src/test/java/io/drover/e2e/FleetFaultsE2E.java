@@ -1,0 +1,440 @@
+package io.drover.e2e;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import static io.drover.e2e.Kube.log;
+import static io.drover.e2e.Kube.nz;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fleet in trouble, on a real cluster with real KEDA: a scale-down under long jobs, the
+ * database stopped under an autoscaled fleet, the operator away while a node dies, evictions
+ * through the PDB, a job that makes its pod run out of memory. The executors run the e2e image
+ * (the executor plus the fault campaign's {@code chaos} handler), whose jobs report every start
+ * and every finish to {@link ExecutionReceiver}: each scenario is accounted by job id
+ * ({@link Runs}): 0 lost, 0 cut short where stated, duplicates only among jobs whose first run
+ * started before the fault. Figures go to the log ({@code [e2e] ...}) and docs/reliability.md.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FleetFaultsE2E {
+    static final String NS = "drover-faults";
+
+    static E2EEnvironment env;
+    static KubernetesClient client;
+    static Kube kube;
+    static ExecutionReceiver receiver;
+    static String schemaPrefix;
+    static final FaultReport report = new FaultReport();
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        env = E2EEnvironment.fromEnv();
+        client = new KubernetesClientBuilder().build();
+        kube = new Kube(env, client);
+        receiver = new ExecutionReceiver(env.receiverHost());
+        schemaPrefix = "f_" + UUID.randomUUID().toString().substring(0, 6);
+        client.namespaces().withName(NS).delete();
+        await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
+        kube.installOperator();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db").endMetadata()
+                .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
+        log("fleet faults: namespace " + NS + ", image " + env.chaosImage() + ", receiver " + receiver.base());
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        report.write(env.repo().resolve("docs/reliability.md"));
+        if (client != null) {
+            client.namespaces().withName(NS).delete();
+            // The operator stays for later suites; DroverE2E's last step uninstalls it.
+        }
+        if (receiver != null) {
+            receiver.close();
+        }
+    }
+
+    /** An ExecutorCluster running the chaos handler; {@code extra} is more spec, indented two spaces. */
+    static String clusterYaml(String name, int replicas, String extra) {
+        return """
+                apiVersion: drover.io/v1alpha1
+                kind: ExecutorCluster
+                metadata:
+                  name: %s
+                  namespace: %s
+                spec:
+                  image: %s
+                  imagePullPolicy: IfNotPresent
+                  replicas: %d
+                  threads: 2
+                  queueSize: 2
+                  acquirePageSize: 2
+                  lockMode: SkipLocked
+                  lockExpiry: 10s
+                  schema: %s
+                  database:
+                    host: %s
+                    port: %d
+                    name: jobs
+                    sslMode: disable
+                    maxPoolSize: 4
+                    credentialsSecret: {name: jobs-db}
+                  resources:
+                    requests: {cpu: 50m, memory: 384Mi}
+                    limits: {memory: 768Mi}
+                  jvmOptions: -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+                  env:
+                  - {name: CHAOS_RECEIVER, value: "%s"}
+                  placement: {}
+                %s""".formatted(name, NS, env.chaosImage(), replicas, schema(name), env.dbHost(), env.dbPort(),
+                receiver.base(), extra);
+    }
+
+    static String schema(String cluster) {
+        return schemaPrefix + "_" + cluster;
+    }
+
+    static JobTable table(String cluster) {
+        return new JobTable(env, schema(cluster));
+    }
+
+    static void awaitFinished(JobTable jobs, List<Long> ids, Set<Long> exempt, Duration timeout) {
+        await(ids.size() + " jobs finished").atMost(timeout).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            Set<Long> finished = receiver.events().stream().filter(e -> e.kind().equals("finish"))
+                    .map(ExecutionReceiver.Event::job).collect(Collectors.toSet());
+            synchronized (ids) {
+                return ids.stream().allMatch(id -> exempt.contains(id) || finished.contains(id));
+            }
+        });
+    }
+
+    static void delete(String cluster) {
+        kube.kubectl("delete", "executorcluster", cluster, "-n", NS, "--wait=true").orFail();
+        await(cluster + "'s pods gone").atMost(Duration.ofMinutes(3)).until(() -> kube.pods(NS, cluster).isEmpty());
+    }
+
+    static int readyPods(String cluster) {
+        return (int) kube.pods(NS, cluster).stream().filter(p -> p.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()))).count();
+    }
+
+    @Test
+    @Order(1)
+    void evictionsThroughThePdbNeverTakeMoreThanItAllowsAndLoseNothing() throws Exception {
+        String ec = "evictable";
+        kube.apply(clusterYaml(ec, 3, "  maxJobDuration: 20s\n"));
+        kube.awaitReady(NS, ec, 3);
+        receiver.reset();
+        JobTable jobs = table(ec);
+        List<Long> ids = Collections.synchronizedList(new ArrayList<>());
+        Map<String, String> uids = kube.pods(NS, ec).stream()
+                .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getMetadata().getUid()));
+        AtomicInteger maxUnavailable = new AtomicInteger();
+        Thread watch = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                maxUnavailable.accumulateAndGet(3 - readyPods(ec), Math::max);
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        Instant start = Instant.now();
+        int refused = 0;
+        // A client that does not retry on 429 by itself, so each refusal by the PDB is seen.
+        KubernetesClient evictor = new KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder()
+                .withRequestRetryBackoffLimit(0).build()).build();
+        try (evictor; JobFeeder feeder = new JobFeeder(() -> jobs.enqueue("chaos", "1000", 6, 3), ids, 1000)) {
+            Thread.sleep(5000);
+            // Every pod evicted through the Eviction API, as kubectl drain does, all asked at once:
+            // the API server refuses (429) while the PDB allows no more disruptions, the caller retries.
+            List<String> pending = new ArrayList<>(List.of(ec + "-0", ec + "-1", ec + "-2"));
+            Instant deadline = Instant.now().plus(Duration.ofMinutes(4));
+            while (!pending.isEmpty()) {
+                for (String pod : List.copyOf(pending)) {
+                    if (evictor.pods().inNamespace(NS).withName(pod).evict()) {
+                        pending.remove(pod);
+                        log("evicted " + pod + " after " + Duration.between(start, Instant.now()).toSeconds() + " s");
+                    } else {
+                        refused++;
+                    }
+                }
+                assertThat(Instant.now()).as("every eviction allowed in time").isBefore(deadline);
+                Thread.sleep(500);
+            }
+            await("every pod replaced").atMost(Duration.ofMinutes(3)).until(() -> kube.pods(NS, ec).stream()
+                    .allMatch(p -> !p.getMetadata().getUid().equals(uids.get(p.getMetadata().getName()))));
+            kube.awaitReady(NS, ec, 3);
+        } finally {
+            watch.interrupt();
+        }
+        awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(3));
+        Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), null);
+        int refusals = refused;
+        long took = Duration.between(start, Instant.now()).toSeconds();
+        log("evictions: " + runs + "; most pods unavailable at once " + maxUnavailable.get() + "; evictions refused by the PDB "
+                + refusals + "; " + took + " s");
+        report.check("evictions through the PDB", "3 pods evicted at once through the Eviction API (as kubectl drain)",
+                ids.size(), runs, "at most " + maxUnavailable.get() + " pod unavailable, " + refusals
+                        + " evictions refused by the PDB, all 3 replaced in " + took + " s", () -> {
+                    assertThat(maxUnavailable.get()).as("pods unavailable at once (PDB maxUnavailable 1)").isLessThanOrEqualTo(1);
+                    assertThat(refusals).as("the PDB held back some evictions").isPositive();
+                    assertThat(runs.lost()).isEmpty();
+                    assertThat(runs.interrupted()).as("graceful stops cut no run").isEmpty();
+                    assertThat(runs.ranTwice()).isEmpty();
+                });
+        delete(ec);
+    }
+
+    @Test
+    @Order(2)
+    void theFleetRunsOnWhileTheOperatorIsAwayAndTheOperatorCatchesUp() throws Exception {
+        String ec = "headless";
+        kube.apply(clusterYaml(ec, 2, "  maxJobDuration: 20s\n"));
+        kube.awaitReady(NS, ec, 2);
+        receiver.reset();
+        JobTable jobs = table(ec);
+        List<Long> ids = Collections.synchronizedList(new ArrayList<>());
+        Instant killed;
+        long finishedAway;
+        long caughtUp;
+        String revision = kube.statefulSet(NS, ec).getStatus().getUpdateRevision();
+        try (JobFeeder feeder = new JobFeeder(() -> jobs.enqueue("chaos", "500", 4, 3), ids, 1000)) {
+            Thread.sleep(5000);
+            kube.kubectl("-n", Kube.OPERATOR_NS, "scale", "deployment", Kube.RELEASE, "--replicas=0").orFail();
+            await("operator gone").atMost(Duration.ofMinutes(2)).until(() -> client.pods().inNamespace(Kube.OPERATOR_NS)
+                    .withLabel("app.kubernetes.io/name", "drover-operator").list().getItems().isEmpty());
+            Instant away = Instant.now();
+            long finishedBefore = finishes();
+            Pod victim = client.pods().inNamespace(NS).withName(ec + "-1").get();
+            int restartsBefore = nz(victim.getStatus().getContainerStatuses().get(0).getRestartCount());
+            killed = Instant.now();
+            kube.sigkill(victim);
+            await("the killed container comes back without the operator").atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofSeconds(1)).until(() -> nz(client.pods().inNamespace(NS).withName(ec + "-1")
+                            .get().getStatus().getContainerStatuses().get(0).getRestartCount()) > restartsBefore);
+            // A spec change while no operator runs: applied when it is back.
+            kube.kubectl("-n", NS, "patch", "executorcluster", ec, "--type=merge", "-p", "{\"spec\":{\"threads\":3}}").orFail();
+            Thread.sleep(Duration.ofMinutes(1).minus(Duration.between(away, Instant.now())).toMillis());
+            finishedAway = finishes() - finishedBefore;
+            log("operator away for " + Duration.between(away, Instant.now()).toSeconds() + " s: " + finishedAway
+                    + " jobs finished meanwhile; " + ec + "-1 was SIGKILLed");
+            assertThat(finishedAway).as("the executors kept draining without the operator").isPositive();
+            assertThat(kube.statefulSet(NS, ec).getStatus().getUpdateRevision()).as("nothing rolled without the operator")
+                    .isEqualTo(revision);
+            kube.kubectl("-n", Kube.OPERATOR_NS, "scale", "deployment", Kube.RELEASE, "--replicas=1").orFail();
+            Instant back = Instant.now();
+            await("the operator applies the change made while it was away").atMost(Duration.ofMinutes(4))
+                    .pollInterval(Duration.ofSeconds(2)).until(() -> "3".equals(client.configMaps().inNamespace(NS)
+                            .withName(ec + "-config").get().getData().get("DROVER_THREADS"))
+                            && !revision.equals(kube.statefulSet(NS, ec).getStatus().getUpdateRevision()));
+            kube.awaitReady(NS, ec, 2);
+            caughtUp = Duration.between(back, Instant.now()).toSeconds();
+            log("operator back: change applied and rolled " + caughtUp + " s later");
+        }
+        awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(3));
+        Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), killed);
+        log("operator away: " + runs);
+        report.check("the operator away", "operator scaled to 0 for 60 s; a pod SIGKILLed and the spec changed meanwhile",
+                ids.size(), runs, finishedAway + " jobs finished while it was away; the killed container came back alone;"
+                        + " the change was applied and rolled " + caughtUp + " s after the operator returned", () -> {
+                    assertThat(runs.lost()).isEmpty();
+                    assertThat(runs.ranTwiceAfter()).as("jobs run twice whose first run started after the kill").isEmpty();
+                });
+        delete(ec);
+    }
+
+    private static long finishes() {
+        return receiver.events().stream().filter(e -> e.kind().equals("finish")).count();
+    }
+
+    @Test
+    @Order(3)
+    void kedaScaleDownWhileLongJobsRunCutsNone() throws Exception {
+        String ec = "longjobs";
+        // 30 s jobs; the grace periods follow maxJobDuration. Target 3 per node with 2 threads:
+        // 6 running jobs want 2 nodes, so the third is removed while its jobs run.
+        kube.apply(clusterYaml(ec, 1, """
+                  maxJobDuration: 40s
+                  autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 3, targetBacklogPerNode: 3, activationBacklog: 0, pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 15s}
+                """));
+        kube.awaitReady(NS, ec, 1);
+        kube.awaitCondition(NS, ec, "Autoscaling", "True");
+        assertThat(kube.statefulSet(NS, ec).getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
+                .as("terminationGracePeriodSeconds derived from maxJobDuration 40s").isEqualTo(80);
+        receiver.reset();
+        JobTable jobs = table(ec);
+        List<Long> ids = jobs.enqueue("chaos", "30000", 12, 3);
+        Instant enqueued = Instant.now();
+        await("KEDA scales to 3 nodes").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> kube.replicas(NS, ec) == 3);
+        log("long jobs: 3 nodes after " + Duration.between(enqueued, Instant.now()).toSeconds() + " s");
+        await("KEDA scales down while jobs run").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500))
+                .until(() -> kube.replicas(NS, ec) < 3);
+        Instant down = Instant.now();
+        int runningThen = running();
+        log("long jobs: scaled to " + kube.replicas(NS, ec) + " nodes " + Duration.between(enqueued, down).toSeconds()
+                + " s after enqueueing, with " + runningThen + " jobs running");
+        awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(4));
+        Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), null);
+        // Jobs that were running on the removed node when it was asked to stop, and finished there.
+        List<Long> finishedWhileStopping = receiver.events().stream()
+                .filter(e -> e.kind().equals("finish") && e.node().equals(ec + "-2") && e.at().isAfter(down))
+                .map(ExecutionReceiver.Event::job).toList();
+        log("long jobs: " + runs + "; finished on " + ec + "-2 after it was asked to stop: " + finishedWhileStopping);
+        report.check("KEDA scale-down under long jobs", "3 -> 2 nodes by KEDA while 30 s jobs run (maxJobDuration 40s)",
+                ids.size(), runs, runningThen + " jobs running at the scale-down; the removed node finished "
+                        + finishedWhileStopping.size() + " of them after it was asked to stop", () -> {
+                    assertThat(runningThen).as("jobs were running when the fleet shrank").isPositive();
+                    assertThat(finishedWhileStopping).as("the removed node finished its running jobs").isNotEmpty();
+                    assertThat(runs.lost()).isEmpty();
+                    assertThat(runs.interrupted()).as("scale-down cut no running job").isEmpty();
+                    assertThat(runs.ranTwice()).isEmpty();
+                });
+        delete(ec);
+    }
+
+    /** Runs started and not yet finished, by the receiver's count. */
+    private static int running() {
+        Map<Long, Integer> open = new java.util.HashMap<>();
+        for (ExecutionReceiver.Event e : receiver.events()) {
+            open.merge(e.job(), e.kind().equals("start") ? 1 : -1, Integer::sum);
+        }
+        return (int) open.values().stream().filter(n -> n > 0).count();
+    }
+
+    @Test
+    @Order(4)
+    void theDatabaseStoppedUnderAnAutoscaledFleetShrinksNothingAndLosesNothing() throws Exception {
+        Assumptions.assumeTrue(env.dbStop().isPresent() && env.dbStart().isPresent(),
+                "E2E_DB_STOP and E2E_DB_START say how to stop and start the database");
+        String ec = "dbdown";
+        kube.apply(clusterYaml(ec, 2, """
+                  maxJobDuration: 20s
+                  autoscaling: {enabled: true, minReplicas: 2, maxReplicas: 3, targetBacklogPerNode: 2, activationBacklog: 0, pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 30s}
+                """));
+        kube.awaitReady(NS, ec, 2);
+        receiver.reset();
+        JobTable jobs = table(ec);
+        List<Long> ids = jobs.enqueue("chaos", "1000", 150, 3);
+        await("KEDA scales to 3 nodes").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> kube.replicas(NS, ec) == 3);
+        kube.awaitReady(NS, ec, 3);
+        int before = kube.replicas(NS, ec);
+        AtomicInteger least = new AtomicInteger(before);
+        Thread watch = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                least.accumulateAndGet(kube.replicas(NS, ec), Math::min);
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        Instant stopped = Instant.now();
+        Instant started;
+        try {
+            Commands.run(List.of("bash", "-c", env.dbStop().get())).orFail();
+            Thread.sleep(20_000); // 2 x lockExpiry
+            Commands.run(List.of("bash", "-c", env.dbStart().get())).orFail();
+            started = Instant.now();
+            Map<?, ?> autoscaling = kube.condition(NS, ec, "Autoscaling");
+            log("database down " + Duration.between(stopped, started).toSeconds() + " s; Autoscaling condition then: "
+                    + (autoscaling == null ? "-" : autoscaling.get("reason") + ": " + autoscaling.get("message")));
+            Thread.sleep(30_000); // the fleet resumes, KEDA and the operator look again
+        } finally {
+            watch.interrupt();
+        }
+        log("replicas: " + before + " before the outage, never fewer than " + least.get() + " until 30 s after it");
+        awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(4));
+        long drained = Duration.between(started, Instant.now()).toSeconds();
+        Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), stopped);
+        log("database down: " + runs + "; drained " + drained + " s after the database was back");
+        report.check("PostgreSQL stopped under an autoscaled fleet", "server stopped for 20 s (2 x lockExpiry) at 3 nodes",
+                ids.size(), runs, "replicas " + before + " before, never fewer than " + least.get()
+                        + "; drained " + drained + " s after the database was back", () -> {
+                    assertThat(least.get()).as("replicas never drop because of the outage").isEqualTo(before);
+                    assertThat(runs.lost()).isEmpty();
+                    assertThat(runs.ranTwice()).as("a database outage runs nothing twice").isEmpty();
+                });
+        delete(ec);
+    }
+
+    @Test
+    @Order(5)
+    void aJobThatMakesItsPodRunOutOfMemoryEndsAsPoisonAndTheFleetDrains() throws Exception {
+        String ec = "oom";
+        // The heap may grow past the container's limit: the kernel's OOM killer ends the pod.
+        kube.apply(clusterYaml(ec, 2, "  maxJobDuration: 20s\n")
+                .replace("limits: {memory: 768Mi}", "limits: {memory: 400Mi}")
+                .replace("jvmOptions: -XX:+UseSerialGC", "jvmOptions: -Xmx1500m -XX:+UseSerialGC"));
+        kube.awaitReady(NS, ec, 2);
+        receiver.reset();
+        JobTable jobs = table(ec);
+        List<Long> ordinary = new ArrayList<>(jobs.enqueue("chaos", "200", 100, 3));
+        long poison = jobs.enqueue("chaos", "oom", 1, 3).get(0);
+        ordinary.addAll(jobs.enqueue("chaos", "200", 100, 3));
+        Instant enqueued = Instant.now();
+        await("the job that runs its pod out of memory is dead-lettered").atMost(Duration.ofMinutes(8))
+                .pollInterval(Duration.ofSeconds(2)).until(() -> jobs.deadLetterErrors().containsKey(poison));
+        String reason = jobs.deadLetterErrors().get(poison);
+        awaitFinished(jobs, ordinary, Set.of(), Duration.ofMinutes(3));
+        kube.awaitReady(NS, ec, 2);
+        int restarts = kube.pods(NS, ec).stream().mapToInt(p -> nz(p.getStatus().getContainerStatuses().get(0).getRestartCount())).sum();
+        Set<String> lastReasons = new HashSet<>();
+        kube.pods(NS, ec).forEach(p -> {
+            var last = p.getStatus().getContainerStatuses().get(0).getLastState();
+            if (last != null && last.getTerminated() != null) {
+                lastReasons.add(last.getTerminated().getReason());
+            }
+        });
+        Runs runs = Runs.of(ordinary, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), Instant.now());
+        long took = Duration.between(enqueued, Instant.now()).toSeconds();
+        log("out of memory: dead-lettered after " + took + " s with \""
+                + reason + "\"; container restarts " + restarts + " (last terminations " + lastReasons + "); ordinary jobs: " + runs);
+        // Jobs that ran beside the poison job on a pod that was killed may run again; no other.
+        Set<String> killedPods = kube.pods(NS, ec).stream()
+                .filter(p -> nz(p.getStatus().getContainerStatuses().get(0).getRestartCount()) > 0)
+                .map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+        Map<Long, String> firstNode = new java.util.HashMap<>();
+        receiver.events().stream().filter(e -> e.kind().equals("start")).forEach(e -> firstNode.putIfAbsent(e.job(), e.node()));
+        Map<Long, String> dead = jobs.deadLetterErrors();
+        report.check("a job that runs its pod out of memory", "heap allowed past the 400Mi limit; the kernel OOM-kills the pod",
+                ordinary.size(), runs, "dead-lettered after " + restarts + " OOM kills in " + took + " s: \""
+                        + reason.replaceAll(" \\(the last: .*\\)", "") + "\"; the only jobs run twice ran beside it", () -> {
+                    assertThat(reason).startsWith("poison: 3 executor nodes died while running it");
+                    assertThat(lastReasons).as("the pods were OOM-killed").contains("OOMKilled");
+                    assertThat(runs.lost()).isEmpty();
+                    assertThat(runs.ranTwice()).as("jobs run twice: only those first run on an OOM-killed pod")
+                            .allMatch(id -> killedPods.contains(firstNode.get(id)));
+                    assertThat(dead).as("only the poison job is dead-lettered").containsOnlyKeys(poison);
+                });
+        delete(ec);
+    }
+}

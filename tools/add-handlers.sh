@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Derives an executor image with handler jars in /app/handlers, without a Docker engine: the
+# way a user adds handlers (docs/handlers.md: FROM the executor image, COPY the jar). The e2e
+# suite uses it to run the fault campaign's `chaos` handler in the cluster.
+#
+#   tools/add-handlers.sh <base archive> <base reference> <output archive> <output reference> <jar>...
+set -euo pipefail
+BASE=${1:?base OCI archive}; BASE_REF=${2:?base image reference}
+OUT=${3:?output archive}; REF=${4:?output image reference}
+shift 4
+(($#)) || { echo "no handler jar given" >&2; exit 2; }
+for tool in umoci skopeo; do
+  command -v "$tool" >/dev/null || { echo "needs '$tool' (apt-get install umoci skopeo)" >&2; exit 1; }
+done
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+skopeo copy --quiet "oci-archive:$BASE:$BASE_REF" "oci:$WORK/layout:base"
+umoci unpack --image "$WORK/layout:base" "$WORK/bundle" >/dev/null
+mkdir -p "$WORK/bundle/rootfs/app/handlers"
+cp "$@" "$WORK/bundle/rootfs/app/handlers/"
+chown -R 10001:10001 "$WORK/bundle/rootfs/app/handlers"
+umoci repack --image "$WORK/layout:base" "$WORK/bundle"
+mkdir -p "$(dirname "$OUT")"
+rm -f "$OUT"
+skopeo copy --quiet "oci:$WORK/layout:base" "oci-archive:$OUT:$REF"
+echo "image: $OUT ($REF: $* in /app/handlers)"
