@@ -13,15 +13,24 @@ import java.security.MessageDigest;
 import java.util.Optional;
 
 /**
- * Guards /api: with {@code drover.api.token} set, every call needs
- * {@code Authorization: Bearer <token>}; without it, reads are open and writes refused, so an
- * executor deployed without a token can never be fed jobs by whoever reaches its port.
+ * Guards /api, closed by default: every call needs {@code Authorization: Bearer <token>}.
+ * {@code drover.api.token} may read and write (enqueue, retry and delete dead letters);
+ * {@code drover.api.readToken} may only read (jobs, dead letters, stats). With neither set the
+ * API refuses every call: job payloads and dead letters' stack traces are not for whoever
+ * reaches the port. (The operator generates both tokens in a Secret per cluster.) Health and
+ * metrics (/q) are not under /api.
  */
 public class ApiAuthFilter {
     private final Optional<byte[]> token;
+    private final Optional<byte[]> readToken;
 
     ApiAuthFilter(DroverConfig config) {
-        this.token = config.api().token().filter(t -> !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8));
+        this.token = bytes(config.api().token());
+        this.readToken = bytes(config.api().readToken());
+    }
+
+    private static Optional<byte[]> bytes(Optional<String> value) {
+        return value.filter(t -> !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
     @ServerRequestFilter
@@ -29,21 +38,31 @@ public class ApiAuthFilter {
         if (!request.getUriInfo().getPath().startsWith("/api/")) {
             return Optional.empty();
         }
-        if (token.isEmpty()) {
-            boolean read = HttpMethod.GET.equals(request.getMethod()) || HttpMethod.HEAD.equals(request.getMethod());
-            return read ? Optional.empty() : Optional.of(error(Response.Status.FORBIDDEN,
-                    "API writes are disabled: set drover.api.token (env DROVER_API_TOKEN, from a Secret) to enable them"));
+        boolean read = HttpMethod.GET.equals(request.getMethod()) || HttpMethod.HEAD.equals(request.getMethod());
+        if (token.isEmpty() && (readToken.isEmpty() || !read)) {
+            return Optional.of(error(Response.Status.FORBIDDEN, read
+                    ? "the API is closed: set drover.api.readToken or drover.api.token (env DROVER_API_READTOKEN,"
+                            + " DROVER_API_TOKEN, from a Secret) to open it"
+                    : "API writes are disabled: set drover.api.token (env DROVER_API_TOKEN, from a Secret) to enable them"));
         }
         String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
         if (header == null || !header.startsWith("Bearer ")) {
-            return Optional.of(unauthorized("missing bearer token: send 'Authorization: Bearer <drover.api.token>'"));
+            return Optional.of(unauthorized("missing bearer token: send 'Authorization: Bearer <token>'"));
         }
         byte[] given = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
-        // Constant-time comparison: the answer time must not reveal how much of a guess was right.
-        if (!MessageDigest.isEqual(given, token.get())) {
-            return Optional.of(unauthorized("invalid bearer token"));
+        // Constant-time comparisons: the answer time must not reveal how much of a guess was right.
+        if (matches(given, token)) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        if (matches(given, readToken)) {
+            return read ? Optional.empty()
+                    : Optional.of(error(Response.Status.FORBIDDEN, "the read token may only read: writes need drover.api.token"));
+        }
+        return Optional.of(unauthorized("invalid bearer token"));
+    }
+
+    private static boolean matches(byte[] given, Optional<byte[]> expected) {
+        return expected.isPresent() && MessageDigest.isEqual(given, expected.get());
     }
 
     private static Response unauthorized(String message) {

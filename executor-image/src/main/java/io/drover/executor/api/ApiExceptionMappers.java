@@ -56,10 +56,32 @@ public class ApiExceptionMappers {
                 .entity(ApiError.of(e.getMessage())).build();
     }
 
+    /**
+     * The driver's text stays in the log: it can name users, hosts and schema, and is no answer
+     * for a client. A value the database refuses (data exception 22, integrity 23) is the
+     * request's fault: 400; anything else: 503.
+     */
     @ServerExceptionMapper
     public Response database(SQLException e) {
-        LOG.warnf("API call failed on the database: %s", e.getMessage());
-        return json(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("database unavailable: " + e.getMessage()));
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.startsWith("22") || state.startsWith("23")) {
+            LOG.infof("API request refused by the database (SQLState %s): %s", state, e.getMessage());
+            return json(Response.Status.BAD_REQUEST, ApiError.of("invalid request: a value the database cannot store"
+                    + " (SQLState " + state + ")"));
+        }
+        LOG.warnf("API call failed on the database (SQLState %s): %s", state, e.getMessage());
+        return json(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("the database is unavailable; try again later"));
+    }
+
+    /**
+     * Anything unforeseen: a generic 500 whose id finds the stack trace in the log. The
+     * exception's text is not for the client (it may hold internals).
+     */
+    @ServerExceptionMapper
+    public Response unexpected(RuntimeException e) {
+        String id = java.util.UUID.randomUUID().toString().substring(0, 8);
+        LOG.errorf(e, "API call failed unexpectedly (error %s)", id);
+        return json(Response.Status.INTERNAL_SERVER_ERROR, ApiError.of("internal error " + id + ": see the executor's log"));
     }
 
     private static Response json(Response.Status status, ApiError error) {

@@ -3,46 +3,50 @@ package io.drover.executor.handler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * POSTs the job's payload to a URL; a 2xx answer is success, anything else (or a timeout) a
- * failure that is retried. {@code timeout} bounds the whole exchange, body included (the JDK
- * client's request timeout stops at the headers, so a server that trickles its body would hold
- * the worker), and at most {@link #MAX_BODY_BYTES} of the answer are read. The URL is the configured one ({@code drover.http.url}), or, when
+ * failure that is retried. The URL is the configured one ({@code drover.http.url}), or, when
  * the payload is a JSON object with a {@code "url"} field, that URL, and then the object's
  * {@code "body"} field is what is posted.
+ *
+ * <p>A URL given in a payload is only followed to a host listed in {@code drover.http.allowedHosts}
+ * (or the configured URL's own host): whoever can enqueue jobs must not be able to make the
+ * executor call any address its network reaches (SSRF). Nothing of the answer is kept but its
+ * status: an error message holds the status code, never the body (which could carry what the
+ * called service should not reveal, and which the API would show back). {@code timeout} bounds
+ * the whole exchange, body included (the JDK client's request timeout stops at the headers, so
+ * a server that trickles its body would hold the worker).
  */
 public final class HttpHandler implements JobHandler {
     public static final String TYPE = "http";
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** The answer is only quoted in error messages: the rest is not read. */
-    static final int MAX_BODY_BYTES = 64 * 1024;
 
     private final Optional<URI> defaultUrl;
     private final Duration timeout;
+    private final List<String> allowedHosts;
     private final HttpClient client;
 
-    public HttpHandler(Optional<URI> defaultUrl, Duration timeout) {
+    /** @param allowedHosts host names ({@code api.example.com}), with a port ({@code host:8443}), or suffixes ({@code *.example.com}) */
+    public HttpHandler(Optional<URI> defaultUrl, Duration timeout, List<String> allowedHosts) {
         this.defaultUrl = defaultUrl;
         this.timeout = timeout;
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.allowedHosts = allowedHosts.stream().map(h -> h.trim().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty()).toList();
+        this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NEVER).build();
     }
 
     @Override
@@ -57,15 +61,15 @@ public final class HttpHandler implements JobHandler {
     @Override
     public void execute(JobContext job) throws Exception {
         Request request = request(job.payload());
-        CompletableFuture<HttpResponse<String>> exchange = client.sendAsync(HttpRequest.newBuilder(request.url())
+        CompletableFuture<HttpResponse<Void>> exchange = client.sendAsync(HttpRequest.newBuilder(request.url())
                         .timeout(timeout)
                         .header("Content-Type", "application/json")
                         .header("X-Drover-Job-Id", Long.toString(job.id()))
                         .header("X-Drover-Attempt", Integer.toString(job.attempt()))
                         .POST(HttpRequest.BodyPublishers.ofString(request.body()))
                         .build(),
-                info -> new BoundedBody(MAX_BODY_BYTES));
-        HttpResponse<String> response;
+                HttpResponse.BodyHandlers.discarding());
+        HttpResponse<Void> response;
         try {
             response = exchange.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -78,58 +82,7 @@ public final class HttpHandler implements JobHandler {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
         if (response.statusCode() / 100 != 2) {
-            String body = response.body() == null ? "" : response.body();
-            throw new IllegalStateException("POST " + request.url() + " answered " + response.statusCode()
-                    + (body.isEmpty() ? "" : ": " + SleepHandler.abbreviate(body)));
-        }
-    }
-
-    /** Collects at most {@code limit} bytes of a body, then stops reading (the rest is dropped). */
-    static final class BoundedBody implements HttpResponse.BodySubscriber<String> {
-        private final CompletableFuture<String> result = new CompletableFuture<>();
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        private final int limit;
-        private Flow.Subscription subscription;
-
-        BoundedBody(int limit) {
-            this.limit = limit;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription s) {
-            subscription = s;
-            s.request(1);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> items) {
-            for (ByteBuffer b : items) {
-                int take = Math.min(b.remaining(), limit - bytes.size());
-                byte[] chunk = new byte[take];
-                b.get(chunk);
-                bytes.writeBytes(chunk);
-            }
-            if (bytes.size() >= limit) {
-                subscription.cancel();
-                onComplete();
-            } else {
-                subscription.request(1);
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            result.completeExceptionally(t);
-        }
-
-        @Override
-        public void onComplete() {
-            result.complete(bytes.toString(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public CompletionStage<String> getBody() {
-            return result;
+            throw new IllegalStateException("POST " + request.url() + " answered " + response.statusCode());
         }
     }
 
@@ -144,6 +97,10 @@ public final class HttpHandler implements JobHandler {
             }
             if (node.hasNonNull("url")) {
                 URI url = parse(node.get("url").asText());
+                if (!allowed(url)) {
+                    throw new InvalidPayloadException("http job url host '" + url.getHost() + "' is not in"
+                            + " drover.http.allowedHosts (nor the host of drover.http.url)");
+                }
                 JsonNode inner = node.get("body");
                 String innerBody = inner == null ? "" : inner.isTextual() ? inner.asText() : inner.toString();
                 return new Request(url, innerBody);
@@ -154,11 +111,38 @@ public final class HttpHandler implements JobHandler {
         return new Request(url, body);
     }
 
+    /** For tests: whether a payload may send to this URL. */
+    boolean allowedUrl(String url) {
+        return allowed(URI.create(url));
+    }
+
+    private boolean allowed(URI url) {
+        String host = url.getHost() == null ? "" : url.getHost().toLowerCase(Locale.ROOT);
+        int port = url.getPort() != -1 ? url.getPort() : "https".equals(url.getScheme()) ? 443 : 80;
+        if (defaultUrl.isPresent() && host.equals(defaultUrl.get().getHost().toLowerCase(Locale.ROOT))) {
+            return true;
+        }
+        for (String entry : allowedHosts) {
+            int colon = entry.lastIndexOf(':');
+            String h = colon > 0 && !entry.endsWith("]") ? entry.substring(0, colon) : entry;
+            if (colon > 0 && !entry.endsWith("]") && !entry.substring(colon + 1).equals(Integer.toString(port))) {
+                continue;
+            }
+            if (h.startsWith("*.") ? host.endsWith(h.substring(1)) : host.equals(h)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static URI parse(String url) throws InvalidPayloadException {
         try {
             URI uri = URI.create(url);
             if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
                 throw new InvalidPayloadException("http job url must be http or https, got " + SleepHandler.abbreviate(url));
+            }
+            if (uri.getHost() == null) {
+                throw new InvalidPayloadException("http job url has no host: " + SleepHandler.abbreviate(url));
             }
             return uri;
         } catch (IllegalArgumentException e) {

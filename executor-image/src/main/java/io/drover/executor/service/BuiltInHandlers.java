@@ -6,6 +6,8 @@ import io.drover.executor.handler.SleepHandler;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import java.util.List;
+
 /** Makes the built-in handlers CDI beans, beside any handler beans the user adds. */
 public class BuiltInHandlers {
     @Produces
@@ -23,6 +25,6 @@ public class BuiltInHandlers {
     @Produces
     @Singleton
     HttpHandler http(DroverConfig config) {
-        return new HttpHandler(config.http().url(), config.http().timeout());
+        return new HttpHandler(config.http().url(), config.http().timeout(), config.http().allowedHosts().orElse(List.of()));
     }
 }

@@ -85,18 +85,25 @@ public interface DroverConfig {
         /** Where http jobs POST their payload when it names no "url" of its own. */
         Optional<URI> url();
 
+        /**
+         * Hosts a URL given in an http job's payload may point at (besides the host of
+         * {@code url}): names, {@code name:port}, or {@code *.suffix}. Empty: payload URLs may
+         * only point at the host of {@code url}.
+         */
+        Optional<java.util.List<String>> allowedHosts();
+
         /** Connect and response timeout of one http job. */
         @WithDefault("10s")
         Duration timeout();
     }
 
-    /** The HTTP API under /api/v1. */
+    /** The HTTP API under /api/v1: closed unless a token is set. */
     interface Api {
-        /**
-         * Bearer token required on every /api call when set (give it from a Secret, as env
-         * DROVER_API_TOKEN). When unset, reads are open and writes are refused.
-         */
+        /** Bearer token that may read and write (from a Secret, as env DROVER_API_TOKEN). */
         Optional<String> token();
+
+        /** Bearer token that may only read (from a Secret, as env DROVER_API_READTOKEN). */
+        Optional<String> readToken();
 
         /** Most jobs accepted in one batch enqueue call. */
         @WithDefault("10000")

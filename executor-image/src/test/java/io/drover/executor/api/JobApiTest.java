@@ -129,4 +129,11 @@ class JobApiTest {
                 .post("/api/v1/jobs").then().statusCode(401).body("message", equalTo("invalid bearer token"));
         given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/jobs/batch"));
     }
+
+    @Test
+    void aValueTheDatabaseRefusesIsABadRequestWithoutTheDriversText() {
+        // A NUL character: valid JSON, valid Java, refused by PostgreSQL text (SQLState 22021).
+        api().body("{\"type\":\"noop\",\"payload\":\"a\\u0000b\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("message", equalTo("invalid request: a value the database cannot store (SQLState 22021)"));
+    }
 }

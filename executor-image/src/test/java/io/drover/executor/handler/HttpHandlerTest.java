@@ -93,35 +93,61 @@ class HttpHandlerTest {
 
     @Test
     void postsThePayloadToTheConfiguredUrl() throws Exception {
-        new HttpHandler(Optional.of(URI.create(base + "/ok")), Duration.ofSeconds(5)).execute(job("{\"order\":7}"));
+        new HttpHandler(Optional.of(URI.create(base + "/ok")), Duration.ofSeconds(5), List.of()).execute(job("{\"order\":7}"));
         assertThat(received).containsExactly("{\"order\":7} job=42");
     }
 
     @Test
     void postsTheBodyToAPerJobUrl() throws Exception {
-        new HttpHandler(Optional.empty(), Duration.ofSeconds(5))
+        new HttpHandler(Optional.empty(), Duration.ofSeconds(5), List.of("127.0.0.1"))
                 .execute(job("{\"url\":\"" + base + "/ok\",\"body\":{\"order\":8}}"));
         assertThat(received).containsExactly("{\"order\":8} job=42");
     }
 
     @Test
+    void aPerJobUrlToAHostNotAllowedIsRefusedWithoutCallingIt() {
+        // Whoever can enqueue must not make the executor call any address it reaches (SSRF).
+        HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(5), List.of("api.example.com", "*.internal.example"));
+        assertThatThrownBy(() -> handler.execute(job("{\"url\":\"" + base + "/ok\"}")))
+                .isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("'127.0.0.1' is not in drover.http.allowedHosts");
+        assertThatThrownBy(() -> handler.execute(job("{\"url\":\"http://169.254.169.254/latest/meta-data/\"}")))
+                .isInstanceOf(InvalidPayloadException.class);
+        assertThat(received).isEmpty();
+        // A port in the entry must match; a suffix entry matches sub-domains only.
+        assertThat(new HttpHandler(Optional.empty(), Duration.ofSeconds(1), List.of("127.0.0.1:1")).allowedUrl(base + "/ok")).isFalse();
+        assertThat(handler.allowedUrl("https://a.internal.example/x")).isTrue();
+        assertThat(handler.allowedUrl("https://internal.example.attacker.net/x")).isFalse();
+        assertThat(handler.allowedUrl("https://api.example.com:443/x")).isTrue();
+    }
+
+    @Test
+    void thePayloadMayNameTheConfiguredUrlsHost() throws Exception {
+        new HttpHandler(Optional.of(URI.create(base + "/broken")), Duration.ofSeconds(5), List.of())
+                .execute(job("{\"url\":\"" + base + "/ok\",\"body\":1}"));
+        assertThat(received).containsExactly("1 job=42");
+    }
+
+    @Test
     void non2xxIsARetryableFailureNamingTheStatus() {
-        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/broken")), Duration.ofSeconds(5));
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/broken")), Duration.ofSeconds(5), List.of());
         assertThatThrownBy(() -> handler.execute(job("{}")))
                 .isInstanceOf(IllegalStateException.class)
                 .isNotInstanceOf(PermanentJobFailure.class)
-                .hasMessageContaining("answered 500").hasMessageContaining("downstream exploded");
+                .hasMessageEndingWith("answered 500")
+                // The body is never repeated: it could reveal what the called service keeps, and the API shows errors.
+                .message().doesNotContain("downstream exploded");
     }
 
     @Test
     void aSlowServerTimesOut() {
-        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/slow")), Duration.ofMillis(300));
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/slow")), Duration.ofMillis(300), List.of());
         assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(HttpTimeoutException.class);
     }
 
     @Test
     void aBodyTrickledSlowlyTimesOutToo() {
-        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/trickle")), Duration.ofMillis(500));
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/trickle")), Duration.ofMillis(500), List.of());
         long start = System.nanoTime();
         assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(HttpTimeoutException.class)
                 .hasMessageContaining("got no complete answer within PT0.5S");
@@ -129,26 +155,15 @@ class HttpHandlerTest {
     }
 
     @Test
-    void onlyTheStartOfAHugeAnswerIsRead() {
-        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/huge")), Duration.ofSeconds(10));
+    void aHugeAnswerIsDiscardedNotKept() {
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/huge")), Duration.ofSeconds(10), List.of());
         assertThatThrownBy(() -> handler.execute(job("{}"))).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("answered 503: 'eeee");
-        assertThat(new HttpHandler.BoundedBody(10)).satisfies(b -> {
-            b.onSubscribe(new java.util.concurrent.Flow.Subscription() {
-                public void request(long n) {
-                }
-
-                public void cancel() {
-                }
-            });
-            b.onNext(List.of(java.nio.ByteBuffer.wrap("0123456789abcdef".getBytes(StandardCharsets.UTF_8))));
-            assertThat(b.getBody().toCompletableFuture().join()).isEqualTo("0123456789");
-        });
+                .hasMessageEndingWith("answered 503");
     }
 
     @Test
     void noUrlOrABadUrlIsAnInvalidPayload() {
-        HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(1));
+        HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(1), List.of());
         assertThatThrownBy(() -> handler.execute(job("{\"order\":1}"))).isInstanceOf(InvalidPayloadException.class)
                 .hasMessageContaining("no URL");
         assertThatThrownBy(() -> handler.execute(job("{\"url\":\"ftp://x\"}"))).isInstanceOf(InvalidPayloadException.class)

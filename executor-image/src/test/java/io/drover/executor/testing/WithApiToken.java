@@ -4,12 +4,13 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.util.Map;
 
-/** The service with an API token configured, as a Secret would provide it. */
+/** The service with its API tokens configured, as a Secret would provide them. */
 public class WithApiToken implements QuarkusTestProfile {
     public static final String TOKEN = "s3cret-test-token";
+    public static final String READ_TOKEN = "read-only-test-token";
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("drover.api.token", TOKEN, "drover.api.maxBatch", "5000");
+        return Map.of("drover.api.token", TOKEN, "drover.api.readToken", READ_TOKEN, "drover.api.maxBatch", "5000");
     }
 }
