@@ -27,9 +27,11 @@ if [[ -z ${KUBECONFIG:-} ]]; then
 fi
 : "${DEMO_EXECUTOR_IMAGE:?}" "${DEMO_OPERATOR_IMAGE:?}" "${DEMO_DB_HOST:?}" "${DEMO_DB_USER:?}" "${DEMO_DB_PASSWORD:?}"
 
-log "installing the CRD and the operator (Helm)"
+log "installing the CRD and the operator (Helm), managing namespace $NS"
 "$KUBECTL" apply --server-side -f crds/ >/dev/null
+"$KUBECTL" create namespace "$NS" --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
 helm_args=(upgrade --install drover-operator charts/drover-operator --namespace drover-system --create-namespace
+  --set "watchNamespaces={$NS}"
   --set "image.repository=${DEMO_OPERATOR_IMAGE%:*}" --set "image.tag=${DEMO_OPERATOR_IMAGE##*:}"
   --set "executorImage.repository=${DEMO_EXECUTOR_IMAGE%:*}" --set "executorImage.tag=${DEMO_EXECUTOR_IMAGE##*:}"
   --set logging.json=false --wait --timeout 5m)
@@ -37,10 +39,10 @@ helm_args=(upgrade --install drover-operator charts/drover-operator --namespace 
 ((LOCAL)) && helm_args+=(--set-json "$AVOID_FAKE_NODES")
 "$HELM" "${helm_args[@]}" >/dev/null
 
-log "creating the database Secret and the ExecutorCluster 'demo' in namespace $NS"
-"$KUBECTL" create namespace "$NS" --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
+log "creating the database Secret (labelled for ExecutorClusters) and the ExecutorCluster 'demo' in namespace $NS"
 "$KUBECTL" -n "$NS" create secret generic demo-db --from-literal=username="$DEMO_DB_USER" \
-  --from-literal=password="$DEMO_DB_PASSWORD" --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
+  --from-literal=password="$DEMO_DB_PASSWORD" --dry-run=client -o yaml \
+  | "$KUBECTL" label -f - --local -o yaml drover.io/executor-secret=true | "$KUBECTL" apply -f - >/dev/null
 small=""
 ((LOCAL)) && small="  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}
   jvmOptions: -XX:+UseSerialGC"

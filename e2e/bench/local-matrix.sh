@@ -9,12 +9,13 @@ e2e/cluster/up.sh
 export KUBECONFIG=$KUBECONFIG_FILE KUBECTL=$BIN/kubectl
 import_images
 "$KUBECTL" apply --server-side -f crds/ >/dev/null
-"$BIN/helm" upgrade --install drover-operator charts/drover-operator --namespace drover-system --create-namespace \
-  --set logging.json=false --wait --timeout 5m \
-  --set-json "$AVOID_FAKE_NODES" >/dev/null
 "$KUBECTL" create namespace drover-bench --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
+"$BIN/helm" upgrade --install drover-operator charts/drover-operator --namespace drover-system --create-namespace \
+  --set "watchNamespaces={drover-bench}" --set logging.json=false --wait --timeout 5m \
+  --set-json "$AVOID_FAKE_NODES" >/dev/null
 "$KUBECTL" -n drover-bench create secret generic bench-db --from-literal=username=drover --from-literal=password=drover-e2e \
-  --dry-run=client -o yaml | "$KUBECTL" apply -f - >/dev/null
+  --dry-run=client -o yaml | "$KUBECTL" label -f - --local -o yaml drover.io/executor-secret=true \
+  | "$KUBECTL" apply -f - >/dev/null
 export BENCH_DB_HOST=$BRIDGE_IP BENCH_DB_PORT=$PG_PORT BENCH_DB_NAME=jobs BENCH_DB_SSLMODE=disable
 # Two cores for everything: small executors, and the one real node holds them all.
 export BENCH_EXTRA_SPEC="  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}

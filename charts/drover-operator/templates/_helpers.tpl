@@ -18,6 +18,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
+{{/* The namespaces the operator manages when not cluster-wide: the listed ones, or the release's. */}}
+{{- define "drover-operator.namespaces" -}}
+{{- if .Values.watchNamespaces -}}
+{{- join "," .Values.watchNamespaces -}}
+{{- else -}}
+{{- .Release.Namespace -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "drover-operator.serviceAccountName" -}}
 {{- default (include "drover-operator.fullname" .) .Values.serviceAccount.name -}}
 {{- end -}}
@@ -40,11 +49,14 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [""]
   resources: [configmaps, services]
   verbs: [get, list, watch, create, update, patch, delete]
-# Read only: the operator checks the referenced keys exist and fingerprints them to roll
-# executors when a password rotates. It never writes Secrets.
+# Secrets: get by name only (no list, no watch, no cache of the namespace's Secrets). The
+# operator reads the Secrets an ExecutorCluster names, to check they opted in
+# (drover.io/executor-secret=true) and have the keys, and their versions to roll executors when
+# a password rotates; create only for a cluster's generated API tokens (<name>-api; create
+# cannot be limited by name). It never updates or deletes a Secret.
 - apiGroups: [""]
   resources: [secrets]
-  verbs: [get, list, watch]
+  verbs: [get, create]
 - apiGroups: [policy]
   resources: [poddisruptionbudgets]
   verbs: [get, list, watch, create, update, patch, delete]

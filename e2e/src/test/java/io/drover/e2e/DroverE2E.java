@@ -1,7 +1,6 @@
 package io.drover.e2e;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -76,16 +75,31 @@ class DroverE2E {
         Commands.run(List.of(env.bin("helm"), "uninstall", RELEASE, "--namespace", OPERATOR_NS, "--ignore-not-found", "--wait")).orFail();
         kube.namespaces().withName(NS).delete();
         await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> kube.namespaces().withName(NS).get() == null);
-        k.installOperator();
+        k.installOperator(NS);
         var deployment = kube.apps().deployments().inNamespace(OPERATOR_NS).withName(RELEASE).get();
         assertThat(deployment.getStatus().getReadyReplicas()).isEqualTo(1);
+
+        // Least privilege, as the API server sees it: Secrets only by name (get), only in the
+        // managed namespace; nothing cluster-wide.
+        assertThat(k.operatorCan("get", "secrets", NS)).isTrue();
+        assertThat(k.operatorCan("create", "secrets", NS)).as("only for the generated API tokens").isTrue();
+        for (String verb : List.of("list", "watch", "update", "patch", "delete")) {
+            assertThat(k.operatorCan(verb, "secrets", NS)).as(verb + " secrets").isFalse();
+        }
+        assertThat(k.operatorCan("get", "secrets", "kube-system")).isFalse();
+        assertThat(k.operatorCan("get", "secrets", OPERATOR_NS)).isFalse();
+        assertThat(k.operatorCan("get", "secrets", null)).isFalse();
+        assertThat(k.operatorCan("list", "executorclusters.drover.io", null)).isFalse();
+        assertThat(k.operatorCan("create", "statefulsets.apps", NS)).isTrue();
+        assertThat(k.operatorCan("create", "statefulsets.apps", "default")).isFalse();
+        assertThat(k.operatorCan("create", "pods", NS)).isFalse();
     }
 
     @Test
     @Order(2)
     void twoNodesRunOnC5NodesAndExecuteEveryJob() throws Exception {
-        kube.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-        kube.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db").endMetadata()
+        kube.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db")
+                .addToLabels("drover.io/executor-secret", "true").endMetadata()
                 .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
         apply(clusterYaml(EC, 2, 4));
 

@@ -1,6 +1,5 @@
 package io.drover.e2e;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -59,9 +58,9 @@ class FleetFaultsE2E {
         schemaPrefix = "f_" + UUID.randomUUID().toString().substring(0, 6);
         client.namespaces().withName(NS).delete();
         await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
-        kube.installOperator();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db").endMetadata()
+        kube.installOperator(NS);
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db")
+                .addToLabels("drover.io/executor-secret", "true").endMetadata()
                 .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
         log("fleet faults: namespace " + NS + ", image " + env.chaosImage() + ", receiver " + receiver.base());
     }

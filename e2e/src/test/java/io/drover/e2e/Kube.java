@@ -44,18 +44,41 @@ final class Kube {
         }
     }
 
-    /** `helm upgrade --install` of the chart with the images under test; waits until the operator is ready. */
-    void installOperator() {
+    /**
+     * `helm upgrade --install` of the chart with the images under test, managing one namespace
+     * (created first: the chart puts the operator's Role there); waits until the operator is ready.
+     */
+    void installOperator(String watchedNamespace) {
         kubectl("apply", "--server-side", "-f", env.repo().resolve("crds").toString()).orFail();
+        client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+                .withName(watchedNamespace).endMetadata().build()).serverSideApply();
         List<String> helm = new ArrayList<>(List.of(env.bin("helm"), "upgrade", "--install", RELEASE,
                 env.repo().resolve("charts/drover-operator").toString(), "--namespace", OPERATOR_NS, "--create-namespace",
                 "--set", "image.repository=" + repository(env.operatorImage()), "--set", "image.tag=" + tag(env.operatorImage()),
                 "--set", "executorImage.repository=" + repository(env.executorImage()),
                 "--set", "executorImage.tag=" + tag(env.executorImage()),
+                "--set", "watchNamespaces={" + watchedNamespace + "}",
                 "--set", "logging.json=false", "--wait", "--timeout", "5m"));
         // Locally: keep the operator off the fake (kwok) node, whose pods never run (run.sh sets it).
         env.operatorSetJson().ifPresent(json -> helm.addAll(List.of("--set-json", json)));
         Commands.run(helm).orFail();
+    }
+
+    /** `kubectl auth can-i` as the operator's ServiceAccount: true for "yes". */
+    boolean operatorCan(String verb, String resource, String namespace) {
+        List<String> args = new ArrayList<>(List.of("auth", "can-i", verb, resource,
+                "--as=system:serviceaccount:" + OPERATOR_NS + ":" + RELEASE));
+        args.addAll(namespace == null ? List.of("--all-namespaces") : List.of("-n", namespace));
+        Commands.Result r = kubectl(args.toArray(String[]::new));
+        String out = r.output().strip();
+        String answer = out.substring(out.lastIndexOf('\n') + 1); // "yes", "no" or "no - <reason>"
+        if (answer.equals("yes")) {
+            return true;
+        }
+        if (answer.startsWith("no")) {
+            return false;
+        }
+        throw new AssertionError("kubectl auth can-i answered neither yes nor no:\n" + r.output());
     }
 
     void uninstallOperator() {

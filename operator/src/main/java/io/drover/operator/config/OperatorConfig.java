@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,9 +21,23 @@ public interface OperatorConfig {
     @WithDefault("IfNotPresent")
     String executorImagePullPolicy();
 
+    /**
+     * Images an ExecutorCluster may name in spec.image: exact references, repositories (any tag
+     * or digest), or prefixes ending in '/'. Unset: any image (ImagePolicy).
+     */
+    Optional<List<String>> allowedImages();
+
     /** How often a cluster that wants autoscaling looks again for KEDA when it was missing. */
     @WithDefault("60s")
     Duration kedaRecheckInterval();
+
+    /**
+     * How often each cluster's Secrets are read again (by name, with get), so a rotated
+     * password rolls the executors. The operator has no Secret informer: it may not list or
+     * watch Secrets (docs/security.md).
+     */
+    @WithDefault("60s")
+    Duration secretRecheckInterval();
 
     LeaderElection leaderElection();
 

@@ -3,6 +3,7 @@ package io.drover.operator.reconcile;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.config.OperatorConfig;
+import io.drover.operator.resources.ApiTokens;
 import io.drover.operator.resources.ExecutorConfig;
 import io.drover.operator.resources.ExecutorDisruptionBudget;
 import io.drover.operator.resources.ExecutorServices;
@@ -26,7 +27,6 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import jakarta.inject.Inject;
@@ -35,9 +35,7 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * Reconciles an ExecutorCluster into: a ConfigMap of executor settings, the executor
@@ -65,22 +63,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 .withLabelSelector(Labels.MANAGED_SELECTOR)
                 .withNamespacesInheritedFromController()
                 .build(), context);
-        // A rotated database password must roll the executors: map a Secret to the clusters naming it.
-        var secrets = new InformerEventSource<>(InformerEventSourceConfiguration
-                .from(Secret.class, ExecutorCluster.class)
-                .withNamespacesInheritedFromController()
-                .withSecondaryToPrimaryMapper(secret -> referencing(context, secret))
-                .build(), context);
-        return List.of(statefulSets, secrets);
-    }
-
-    private static Set<ResourceID> referencing(EventSourceContext<ExecutorCluster> context, Secret secret) {
-        String ns = secret.getMetadata().getNamespace();
-        String name = secret.getMetadata().getName();
-        return context.getPrimaryCache().list(ns)
-                .filter(ec -> ec.getSpec() != null && ReferencedSecrets.names(ec.getSpec()).contains(name))
-                .map(ResourceID::fromResource)
-                .collect(Collectors.toSet());
+        // No Secret informer: the operator may only get the Secrets clusters name (ReferencedSecrets),
+        // and reads them again every secretRecheckInterval to notice a rotated password.
+        return List.of(statefulSets);
     }
 
     @Override
@@ -88,17 +73,30 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         KubernetesClient client = context.getClient();
         StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
 
+        ImagePolicy images = new ImagePolicy(config.allowedImages().orElse(List.of()));
+        if (!images.allows(ec.getSpec().image)) {
+            // Change nothing that runs: the fleet keeps its current image.
+            String message = "spec.image " + ec.getSpec().image + " is not among the images this operator allows ("
+                    + images.describe() + "; drover.operator.allowedImages)";
+            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
+            var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for an allowed image", "ImageNotAllowed", message);
+            return status(ec, current, findings);
+        }
+
         ReferencedSecrets.Result secrets = ReferencedSecrets.read(client, ec);
         if (!secrets.ok()) {
             // Change nothing that runs: executors keep working with what they have.
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), secrets.problemMessage());
             var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for the referenced Secret",
                     secrets.problemReason(), secrets.problemMessage());
-            return status(ec, current, findings).rescheduleAfter(Duration.ofSeconds(30));
+            return status(ec, current, findings).rescheduleAfter(config.secretRecheckInterval());
         }
 
         ConfigMap configMap = ExecutorConfig.configMap(ec);
         apply(ec, client, configMap);
+        if (ec.getSpec().apiTokenSecret == null) {
+            ensureApiTokens(ec, client);
+        }
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
@@ -114,11 +112,12 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
         var findings = ClusterStatus.Findings.ok(autoscaling.active(), autoscaling.reason(), autoscaling.message());
         UpdateControl<ExecutorCluster> control = status(ec, sts, findings);
-        if (Autoscaler.wanted(ec) && !autoscaling.active()) {
+        Duration next = config.secretRecheckInterval();
+        if (Autoscaler.wanted(ec) && !autoscaling.active() && config.kedaRecheckInterval().compareTo(next) < 0) {
             // KEDA may be installed later, or its ScaledObject may become ready: look again.
-            control.rescheduleAfter(config.kedaRecheckInterval());
+            next = config.kedaRecheckInterval();
         }
-        return control;
+        return control.rescheduleAfter(next);
     }
 
     /**
@@ -167,6 +166,24 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 specHash.equals(currentHash) ? "replicas " + current.getSpec().getReplicas() + " -> " + replicas : "pod template");
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
         return client.resource(desired).update();
+    }
+
+    /** Created once and never rewritten: producers hold its tokens (ApiTokens). */
+    private static void ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
+        var secrets = client.secrets().inNamespace(ec.getMetadata().getNamespace());
+        if (secrets.withName(Names.apiTokens(ec)).get() == null) {
+            Secret tokens = ApiTokens.build(ec);
+            own(ec, tokens);
+            try {
+                secrets.resource(tokens).create();
+                LOG.infof("%s/%s: generated the API tokens in Secret %s", ec.getMetadata().getNamespace(),
+                        ec.getMetadata().getName(), Names.apiTokens(ec));
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) { // created meanwhile: keep the one that exists
+                    throw e;
+                }
+            }
+        }
     }
 
     private void apply(ExecutorCluster ec, KubernetesClient client, HasMetadata object) {

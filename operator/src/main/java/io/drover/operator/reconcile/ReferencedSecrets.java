@@ -2,6 +2,7 @@ package io.drover.operator.reconcile;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.drover.operator.resources.Labels;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
@@ -9,16 +10,22 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * The Secrets an ExecutorCluster points at (database credentials, API token). The operator
- * reads them only to check that the keys exist and to fingerprint their content: a rotated
- * password changes the fingerprint, which rolls the executors so they reconnect with it.
- * Values are never copied anywhere.
+ * reads them only to check that the keys exist and to fingerprint their versions: a rotated
+ * password changes the Secret's resourceVersion, hence the fingerprint, which rolls the
+ * executors so they reconnect with it. The fingerprint is built from each Secret's uid and
+ * resourceVersion, never from its values: it sits in the pod template, readable by anyone who
+ * may read StatefulSets, and a hash of a password can be guessed offline. Values are never
+ * copied anywhere.
+ *
+ * <p>Each Secret is read by name with {@code get} (no list, no watch, no cache of the
+ * namespace's Secrets), and is used only if it opted in with the label
+ * {@link Labels#SECRET_OPT_IN}{@code =true}. There is no informer to notice a rotation: the
+ * operator reads them again every {@code drover.operator.secretRecheckInterval}.
  */
 final class ReferencedSecrets {
     /** Either a fingerprint of everything referenced, or what is missing. */
@@ -29,17 +36,6 @@ final class ReferencedSecrets {
     }
 
     private ReferencedSecrets() {
-    }
-
-    static Set<String> names(ExecutorClusterSpec spec) {
-        Set<String> names = new LinkedHashSet<>();
-        if (spec.database != null && spec.database.credentialsSecret != null) {
-            names.add(spec.database.credentialsSecret.name);
-        }
-        if (spec.apiTokenSecret != null) {
-            names.add(spec.apiTokenSecret.name);
-        }
-        return names;
     }
 
     static Result read(KubernetesClient client, ExecutorCluster ec) {
@@ -62,6 +58,12 @@ final class ReferencedSecrets {
                 return new Result(null, "SecretNotFound",
                         "Secret " + ns + "/" + name + " named by " + entry.getValue() + " does not exist");
             }
+            Map<String, String> labels = secret.getMetadata().getLabels();
+            if (labels == null || !"true".equals(labels.get(Labels.SECRET_OPT_IN))) {
+                return new Result(null, "SecretNotOptedIn", "Secret " + ns + "/" + name + " named by " + entry.getValue()
+                        + " is not labelled " + Labels.SECRET_OPT_IN + "=true; label it to let ExecutorClusters of this"
+                        + " namespace use it: kubectl label secret " + name + " -n " + ns + " " + Labels.SECRET_OPT_IN + "=true");
+            }
             String value = secret.getData() != null ? secret.getData().get(key) : null;
             if (value == null && secret.getStringData() != null) {
                 value = secret.getStringData().get(key);
@@ -70,7 +72,7 @@ final class ReferencedSecrets {
                 return new Result(null, "SecretKeyNotFound",
                         "Secret " + ns + "/" + name + " named by " + entry.getValue() + " has no key '" + key + "'");
             }
-            keyed.put(entry.getKey(), value);
+            keyed.put(entry.getKey(), secret.getMetadata().getUid() + ":" + secret.getMetadata().getResourceVersion());
         }
         return new Result(sha256(keyed.toString()), null, null);
     }

@@ -94,7 +94,7 @@ public final class ExecutorStatefulSet {
                 .withImagePullPolicy(spec.imagePullPolicy != null ? spec.imagePullPolicy : defaultPullPolicy)
                 .addNewPort().withName("http").withContainerPort(HTTP_PORT).withProtocol("TCP").endPort()
                 .addNewEnvFrom().withNewConfigMapRef().withName(Names.configMap(ec)).endConfigMapRef().endEnvFrom()
-                .withEnv(env(spec))
+                .withEnv(env(ec))
                 .withResources(spec.resources != null ? spec.resources : DefaultResources.c5TwoXLarge())
                 // Startup covers Flyway migrations on first start; afterwards liveness only
                 // restarts an executor whose engine stopped, never one waiting for the database.
@@ -111,7 +111,8 @@ public final class ExecutorStatefulSet {
                 .build();
     }
 
-    private static List<EnvVar> env(ExecutorClusterSpec spec) {
+    private static List<EnvVar> env(ExecutorCluster ec) {
+        ExecutorClusterSpec spec = ec.getSpec();
         List<EnvVar> env = new ArrayList<>();
         var creds = spec.database.credentialsSecret;
         env.add(secretEnv("QUARKUS_DATASOURCE_USERNAME", creds.name, creds.usernameKeyOrDefault()));
@@ -119,12 +120,16 @@ public final class ExecutorStatefulSet {
         SecretKeyRef token = spec.apiTokenSecret;
         if (token != null) {
             env.add(secretEnv("DROVER_API_TOKEN", token.name, token.key));
+        } else {
+            env.add(secretEnv("DROVER_API_TOKEN", Names.apiTokens(ec), ApiTokens.TOKEN_KEY));
+            env.add(secretEnv("DROVER_API_READTOKEN", Names.apiTokens(ec), ApiTokens.READ_TOKEN_KEY));
         }
         if (spec.jvmOptions != null && !spec.jvmOptions.isBlank()) {
             env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(spec.jvmOptions).build());
         }
         if (spec.env != null) {
-            env.addAll(spec.env);
+            // Plain values only: the API server refused valueFrom and the names set above.
+            spec.env.forEach(e -> env.add(new EnvVarBuilder().withName(e.name).withValue(e.value).build()));
         }
         return env;
     }

@@ -15,6 +15,13 @@ public final class Labels {
     public static final String OPERATOR = "drover-operator";
     /** The informers only cache objects carrying this label. */
     public static final String MANAGED_SELECTOR = MANAGED_BY + "=" + OPERATOR;
+    /**
+     * A Secret an ExecutorCluster names must carry this label with value "true": whoever may
+     * write Secrets declares it usable by ExecutorCluster authors of the namespace, who decide
+     * where the executors connect with it (docs/security.md). Without it, an author could send
+     * any Secret of the namespace to a host of their choosing.
+     */
+    public static final String SECRET_OPT_IN = "drover.io/executor-secret";
 
     private Labels() {
     }

@@ -33,6 +33,11 @@ public final class Names {
         return ec.getMetadata().getName();
     }
 
+    /** The API tokens the operator generates when the spec names none. */
+    public static String apiTokens(ExecutorCluster ec) {
+        return ec.getMetadata().getName() + "-api";
+    }
+
     public static String triggerAuthentication(ExecutorCluster ec) {
         return ec.getMetadata().getName() + "-db";
     }

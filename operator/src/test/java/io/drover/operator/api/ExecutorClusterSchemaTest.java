@@ -2,6 +2,8 @@ package io.drover.operator.api;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.LockMode;
+import io.drover.operator.resources.ExecutorConfig;
+import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -51,6 +53,16 @@ class ExecutorClusterSchemaTest {
             maxJobDuration: 10m\\nshutdownGracePeriod: 5m | spec.shutdownGracePeriod: Invalid value: "object": shutdownGracePeriod must be at least maxJobDuration
             maxJobDuration: 10m\\nterminationGracePeriodSeconds: 300 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than maxJobDuration
             maxJobDuration: 10m\\njobTimeout: 20m        | spec.jobTimeout: Invalid value: "object": jobTimeout must not exceed maxJobDuration
+            env: [{name: X, valueFrom: {secretKeyRef: {name: other-team-db, key: password}}}] | spec.env[0].valueFrom: Invalid value: "object": valueFrom is not allowed
+            env: [{name: DROVER_API_TOKEN, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: X, value: a}, {name: drover.threads, value: "9"}] | spec.env[1].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: Quarkus_Datasource_Jdbc_Url, value: "jdbc:postgresql://elsewhere/x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: JAVA_TOOL_OPTIONS, value: "-javaagent:/tmp/a.jar"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: "bad name", value: x}]          | spec.env[0].name: Invalid value: "bad name"
+            jvmOptions: -javaagent:/opt/agent.jar       | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
+            jvmOptions: -Xmx1g -XX:OnOutOfMemoryError="sh -c x" | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
+            jvmOptions: -Xmx1g "-Ddrover.api.token=known" | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
+            jvmOptions: -Dquarkus.datasource.jdbc.url=x | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -134,11 +146,58 @@ class ExecutorClusterSchemaTest {
                 maxCrashes: 2
                 startupTimeout: 10m
                 autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 8}
+                jvmOptions: -XX:MaxRAMPercentage=70 -Dotel.service.name=jobs -Xss512k
+                env: [{name: DROVER_HTTP_URL, value: "http://orders.internal/hook"}, {name: DROVER_HTTP_ALLOWEDHOSTS, value: "*.internal"}]
                 """));
+        assertThat(ec.getSpec().env).extracting(e -> e.name).containsExactly("DROVER_HTTP_URL", "DROVER_HTTP_ALLOWEDHOSTS");
         assertThat(ec.getSpec().jobTimeouts).containsEntry("report", "2h").containsEntry("http", "30s");
         assertThat(ec.getSpec().lockMode).isEqualTo(LockMode.Global);
         assertThat(ec.getSpec().acquirePageSize).isEqualTo(512);
         assertThat(ec.getSpec().autoscaling.minReplicas).isZero();
+    }
+
+    /**
+     * Every variable the operator writes for a cluster with every field set (the ConfigMap and
+     * the container's env) is refused as an extra env entry: ExtraEnvVar's list keeps up with
+     * what the operator sets.
+     */
+    @Test
+    void everyVariableTheOperatorSetsIsRefusedInEnv() {
+        ExecutorCluster full = Clusters.parse(Clusters.yaml("full", """
+                lockMode: Global
+                threads: 4
+                virtualThreads: true
+                queueSize: 10
+                acquirePageSize: 5
+                acquireInterval: 1s
+                globalLockWaitTime: 1s
+                globalLockPollInterval: 10ms
+                globalLockMaxHold: 5s
+                lockExpiry: 10s
+                maxAttempts: 2
+                retryBackoff: 1s
+                retryBackoffMax: 2s
+                completionBatchSize: 10
+                shutdownGracePeriod: 20s
+                jobTimeout: 10s
+                jobTimeouts: {a: 1s}
+                maxCrashes: 2
+                startupTimeout: 1m
+                schema: jobs
+                jvmOptions: -Xmx1g
+                database: {host: db, name: jobs, maxPoolSize: 5, credentialsSecret: {name: jobs-db}}
+                """));
+        full.getMetadata().setNamespace(namespace);
+        java.util.Set<String> written = new java.util.TreeSet<>(ExecutorConfig.environment(full.getSpec()).keySet());
+        ExecutorStatefulSet.build(full, "image", "IfNotPresent", "hash", 1).getSpec().getTemplate().getSpec()
+                .getContainers().get(0).getEnv().forEach(e -> written.add(e.getName()));
+        assertThat(written).contains("DROVER_THREADS", "QUARKUS_DATASOURCE_PASSWORD", "DROVER_API_READTOKEN", "JAVA_TOOL_OPTIONS");
+        int i = 0;
+        for (String name : written) {
+            String yaml = Clusters.yaml("owned-" + i++, "env: [{name: " + name + ", value: x}]");
+            assertThatThrownBy(() -> Clusters.create(client, namespace, yaml)).as(name)
+                    .hasMessageContaining("spec.env[0].name: Invalid value: \"object\": this variable is set by the operator");
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.drover.operator.chart;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -24,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The Helm chart: lint-clean, and what it renders is valid for Kubernetes 1.34 twice over:
@@ -62,7 +65,8 @@ class HelmChartTest {
                 String kind = gvk.get("kind").asText().toLowerCase(Locale.ROOT);
                 String version = gvk.get("version").asText();
                 if (!List.of("deployment", "service", "serviceaccount", "clusterrole", "clusterrolebinding", "role",
-                        "rolebinding", "lease", "executorcluster").contains(kind)) {
+                        "rolebinding", "lease", "executorcluster", "validatingadmissionpolicy",
+                        "validatingadmissionpolicybinding").contains(kind)) {
                     continue;
                 }
                 String suffix = group.isEmpty() ? "-" + version : "-" + group.split("\\.")[0] + "-" + version;
@@ -85,6 +89,8 @@ class HelmChartTest {
     @ValueSource(strings = {
             "",
             "--set watchNamespaces={team-a,team-b} --set replicas=2",
+            "--set clusterWide=true",
+            "--set executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor}",
             "--set leaderElection.enabled=false --set serviceAccount.create=false --set serviceAccount.name=ops",
             "--set executorCluster.create=true --set executorCluster.spec.threads=16 --set executorCluster.spec.database.host=db"
                     + " --set executorCluster.spec.database.name=jobs --set executorCluster.spec.database.credentialsSecret.name=jobs-db",
@@ -112,6 +118,105 @@ class HelmChartTest {
         Result dryRun = run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "apply", "--dry-run=server",
                 "--validate=strict", "-f", manifest.toString()));
         assertThat(dryRun.exit).as(dryRun.output).isZero();
+    }
+
+    /**
+     * Least privilege as the API server judges it (RBAC on): the chart applied for real, then
+     * `kubectl auth can-i` as the operator's ServiceAccount. Secrets only by name (get, and
+     * create for the generated API tokens), only in the managed namespaces; cluster-wide only
+     * when asked for.
+     */
+    @Test
+    void theOperatorGetsOnlySecretsByNameInTheNamespacesItManages() throws Exception {
+        for (String ns : List.of("rbac-system", "rbac-team", "rbac-other")) {
+            kubectl("create", "namespace", ns);
+        }
+        install("rbac", "rbac-system", "--set", "watchNamespaces={rbac-team}");
+        String sa = "system:serviceaccount:rbac-system:rbac-drover-operator";
+        assertThat(canI(sa, "get", "secrets", "rbac-team")).isTrue();
+        assertThat(canI(sa, "create", "secrets", "rbac-team")).isTrue();
+        for (String verb : List.of("list", "watch", "update", "patch", "delete")) {
+            assertThat(canI(sa, verb, "secrets", "rbac-team")).as(verb + " secrets").isFalse();
+        }
+        assertThat(canI(sa, "get", "secrets", "rbac-other")).isFalse();
+        assertThat(canI(sa, "get", "secrets", "rbac-system")).as("its own namespace is not managed").isFalse();
+        assertThat(canI(sa, "get", "secrets", null)).isFalse();
+        assertThat(canI(sa, "list", "executorclusters.drover.io", "rbac-team")).isTrue();
+        assertThat(canI(sa, "list", "executorclusters.drover.io", null)).isFalse();
+        assertThat(canI(sa, "create", "statefulsets.apps", "rbac-team")).isTrue();
+        assertThat(canI(sa, "create", "statefulsets.apps", "rbac-other")).isFalse();
+        assertThat(canI(sa, "create", "pods", "rbac-team")).isFalse();
+        assertThat(canI(sa, "get", "customresourcedefinitions.apiextensions.k8s.io/executorclusters.drover.io", null)).isTrue();
+        assertThat(canI(sa, "list", "customresourcedefinitions.apiextensions.k8s.io", null)).isFalse();
+
+        // Without watchNamespaces: the release's namespace only.
+        install("solo", "rbac-other");
+        String solo = "system:serviceaccount:rbac-other:solo-drover-operator";
+        assertThat(canI(solo, "get", "secrets", "rbac-other")).isTrue();
+        assertThat(canI(solo, "get", "secrets", "rbac-team")).isFalse();
+
+        // Opt-in cluster-wide: any namespace, still get only.
+        install("wide", "rbac-system", "--set", "clusterWide=true");
+        String wide = "system:serviceaccount:rbac-system:wide-drover-operator";
+        assertThat(canI(wide, "get", "secrets", "rbac-other")).isTrue();
+        assertThat(canI(wide, "list", "secrets", "rbac-other")).isFalse();
+        assertThat(canI(wide, "watch", "secrets", null)).isFalse();
+    }
+
+    /** executorImage.allowedImages: the API server itself refuses another image, naming the field. */
+    @Test
+    void theApiServerRefusesAnImageOutsideTheAllowList() throws Exception {
+        for (String ns : List.of("img-system", "img-team")) {
+            kubectl("create", "namespace", ns);
+        }
+        install("imgs", "img-system", "--set", "watchNamespaces={img-team}",
+                "--set", "executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor}");
+        var client = TestCluster.get().client();
+        // The policy takes effect once the API server has loaded it.
+        org.awaitility.Awaitility.await("the image policy denies").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() -> assertThatThrownBy(() -> Clusters.create(client, "img-team",
+                        Clusters.yaml("miner", "image: ghcr.io/acme/drover-executor-evil:1")))
+                        .hasMessageContaining("spec.image: ghcr.io/acme/drover-executor-evil:1 is not among the allowed executor images"
+                                + " (registry.example.com/drover/, ghcr.io/acme/drover-executor;"));
+        assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-a", "image: ghcr.io/acme/drover-executor:0.2"))).isNotNull();
+        assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-b", "image: registry.example.com/drover/custom@sha256:0a1b"))).isNotNull();
+        assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-c", ""))).as("the default image").isNotNull();
+    }
+
+    @Test
+    void clusterWideExcludesWatchNamespaces() throws Exception {
+        Result r = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
+                "--set", "clusterWide=true", "--set", "watchNamespaces={a}"));
+        assertThat(r.exit).isNotZero();
+        assertThat(r.output).contains("clusterWide: true manages every namespace: leave watchNamespaces empty");
+    }
+
+    private static void install(String release, String namespace, String... values) throws Exception {
+        List<String> template = new ArrayList<>(List.of(bin("helm"), "template", release, CHART.toString(),
+                "--namespace", namespace, "--kube-version", "1.34.2"));
+        template.addAll(List.of(values));
+        Result rendered = run(template);
+        assertThat(rendered.exit).as(rendered.output).isZero();
+        Path manifest = Files.createTempFile("drover-chart-rbac", ".yaml");
+        Files.writeString(manifest, rendered.output);
+        Result applied = kubectl("apply", "-f", manifest.toString());
+        assertThat(applied.exit).as(applied.output).isZero();
+    }
+
+    /** `kubectl auth can-i` as the given user (impersonated by the test's admin). */
+    private static boolean canI(String user, String verb, String resource, String namespace) throws Exception {
+        List<String> args = new ArrayList<>(List.of("auth", "can-i", verb, resource, "--as=" + user));
+        args.addAll(namespace == null ? List.of("--all-namespaces") : List.of("-n", namespace));
+        String out = kubectl(args.toArray(String[]::new)).output.strip();
+        String answer = out.substring(out.lastIndexOf('\n') + 1); // "yes", "no" or "no - <reason>"
+        assertThat(answer).as(String.join(" ", args) + "\n" + out).matches("yes|no.*");
+        return answer.equals("yes");
+    }
+
+    private static Result kubectl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString()));
+        command.addAll(List.of(args));
+        return run(command);
     }
 
     @Test

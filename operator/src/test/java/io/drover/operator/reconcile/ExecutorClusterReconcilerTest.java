@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -95,6 +96,11 @@ class ExecutorClusterReconcilerTest {
                         "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor")
                 .doesNotContainKey("DROVER_GLOBALLOCKWAITTIME");
         assertThat(cm.getData().toString()).doesNotContain("s3cret");
+        // No token named: the operator generated the API tokens, once, and the pods read them.
+        var tokens = client.secrets().inNamespace(ns).withName("jobs-api").get();
+        assertThat(tokens.getData()).containsKeys("token", "readToken");
+        assertThat(tokens.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(r -> assertThat(r.getUid()).isEqualTo(ec.getMetadata().getUid()));
 
         assertThat(sts.getSpec().getReplicas()).isEqualTo(2);
         assertThat(sts.getSpec().getServiceName()).isEqualTo("jobs-nodes");
@@ -105,7 +111,12 @@ class ExecutorClusterReconcilerTest {
             assertThat(e.getName()).isEqualTo("QUARKUS_DATASOURCE_PASSWORD");
             assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("jobs-db");
             assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
-        }).anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("JAVA_TOOL_OPTIONS=-XX:MaxRAMPercentage=70"));
+        }).anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("JAVA_TOOL_OPTIONS=-XX:MaxRAMPercentage=70"))
+                .anySatisfy(e -> {
+                    assertThat(e.getName()).isEqualTo("DROVER_API_READTOKEN");
+                    assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("jobs-api");
+                    assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("readToken");
+                });
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
         assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
@@ -187,7 +198,7 @@ class ExecutorClusterReconcilerTest {
         assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("jobs-db", "spec.database.credentialsSecret");
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("nosecret").get()).isNull();
 
-        // The Secret informer notices the Secret: no need to wait for a periodic retry.
+        // Read again every secretRecheckInterval (2 s in tests): there is no Secret informer.
         Clusters.dbSecret(client, ns, "pw");
         await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("nosecret").get());
         awaitCondition("nosecret", Conditions.DEGRADED, "False", "AsExpected");
@@ -325,6 +336,55 @@ class ExecutorClusterReconcilerTest {
                     });
                     return true;
                 });
+    }
+
+    @Test
+    @Order(8)
+    void theRollingHashRevealsNothingOfThePassword() {
+        // Two clusters alike in every setting, each with its own Secret holding the same password:
+        // a hash of the values would be equal (and guessable offline); the rolling hash is not.
+        for (String name : List.of("twin-a", "twin-b")) {
+            Clusters.dbSecret(client, ns, name + "-db", "the-same-password", true);
+            Clusters.create(client, ns, Clusters.yaml(name, """
+                    database: {host: db.example.internal, name: jobs, credentialsSecret: {name: %s-db}}
+                    """.formatted(name)));
+        }
+        assertThat(awaitHash("twin-a", null)).isNotEqualTo(awaitHash("twin-b", null));
+    }
+
+    @Test
+    @Order(9)
+    void aSecretThatDidNotOptInIsNotUsed() {
+        // An author may name any Secret of the namespace and choose database.host: only Secrets
+        // labelled for ExecutorClusters may be sent there.
+        Clusters.dbSecret(client, ns, "jobs-db", "pw", false);
+        Clusters.create(client, ns, Clusters.yaml("optin", ""));
+        ExecutorCluster ec = awaitCondition("optin", Conditions.DEGRADED, "True", "SecretNotOptedIn");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage())
+                .contains("jobs-db", "spec.database.credentialsSecret", "drover.io/executor-secret=true");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("optin").get()).isNull();
+        assertThat(client.configMaps().inNamespace(ns).withName("optin-config").get()).isNull();
+
+        Clusters.dbSecret(client, ns, "jobs-db", "pw", true);
+        await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("optin").get());
+        awaitCondition("optin", Conditions.DEGRADED, "False", "AsExpected");
+    }
+
+    @Test
+    @Order(10)
+    void anImageOutsideTheAllowListIsNotRun() {
+        // Tests allow localhost/drover-executor and registry.example.com/drover/ (application.properties).
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("miner", "image: evil.example/miner:1"));
+        ExecutorCluster ec = awaitCondition("miner", Conditions.DEGRADED, "True", "ImageNotAllowed");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("spec.image evil.example/miner:1",
+                "localhost/drover-executor, registry.example.com/drover/");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("miner").get()).isNull();
+
+        edit("miner", c -> c.getSpec().image = "registry.example.com/drover/custom:2");
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("miner").get());
+        assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo("registry.example.com/drover/custom:2");
+        awaitCondition("miner", Conditions.DEGRADED, "False", "AsExpected");
     }
 
     private String awaitHash(String name, String previous) {

@@ -1,6 +1,7 @@
 package io.drover.operator.testing;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.resources.Labels;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -44,9 +45,15 @@ public final class Clusters {
         return Serialization.unmarshal(Serialization.asJson(created), ExecutorCluster.class);
     }
 
+    /** The database Secret, opted in for ExecutorClusters (Labels.SECRET_OPT_IN) as users are told to. */
     public static Secret dbSecret(KubernetesClient client, String namespace, String password) {
+        return dbSecret(client, namespace, "jobs-db", password, true);
+    }
+
+    public static Secret dbSecret(KubernetesClient client, String namespace, String name, String password, boolean optedIn) {
         return client.secrets().inNamespace(namespace).resource(new SecretBuilder()
-                .withNewMetadata().withName("jobs-db").endMetadata()
+                .withNewMetadata().withName(name)
+                .withLabels(optedIn ? Map.of(Labels.SECRET_OPT_IN, "true") : Map.of()).endMetadata()
                 .withStringData(Map.of("username", "drover", "password", password))
                 .build()).serverSideApply();
     }

@@ -9,7 +9,6 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 
@@ -40,6 +39,14 @@ import java.util.Map;
         message = "jobTimeout must not exceed maxJobDuration: a job may run until its timeout, and a stopping node waits only maxJobDuration",
         fieldPath = ".jobTimeout")
 public class ExecutorClusterSpec {
+    /**
+     * JVM options that would let an ExecutorCluster author run code or commands the image does
+     * not (agents, -XX:OnError), or override what the operator sets (drover.*, quarkus.*
+     * properties win over the environment). A RE2 regex, as CEL's matches() takes it.
+     */
+    static final String JVM_OPTIONS_REFUSED = "(^|\\\\s)[\\\"\\']?(-javaagent|-agentlib|-agentpath|-Xbootclasspath"
+            + "|-XX:\\\\+?OnError|-XX:\\\\+?OnOutOfMemoryError|-XX:Flags|-XX:VMOptionsFile|-D(drover|quarkus)\\\\.)";
+
     /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
     static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
 
@@ -165,18 +172,23 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("The PostgreSQL database (e.g. Amazon RDS) the executors work from.")
     public DatabaseSpec database;
 
-    @JsonPropertyDescription("Secret key holding the bearer token of the executors' HTTP API. Without it, API writes are refused.")
+    @JsonPropertyDescription("Secret key holding the read-write bearer token of the executors' HTTP API. Without it the operator generates Secret <name>-api with a read-write token (key token) and a read-only one (key readToken); the API is closed to calls without a token.")
     public SecretKeyRef apiTokenSecret;
 
     @JsonPropertyDescription("CPU and memory of each executor container. Default sized for one node per c5.2xlarge (8 vCPU, 16 GiB).")
     public ResourceRequirements resources;
 
     @Size(max = 4096)
-    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -XX:MaxRAMPercentage=70.")
+    @ValidationRule(value = "!self.matches('" + JVM_OPTIONS_REFUSED + "')",
+            message = "jvmOptions may not load agents (-javaagent, -agentlib, -agentpath, -Xbootclasspath), run commands"
+                    + " (-XX:OnError, -XX:OnOutOfMemoryError), read options from files (-XX:Flags, -XX:VMOptionsFile) or set"
+                    + " drover.* and quarkus.* properties (use the ExecutorCluster's fields)")
+    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -XX:MaxRAMPercentage=70. Agents, commands run on errors, option files and drover.*/quarkus.* properties are refused.")
     public String jvmOptions;
 
-    @JsonPropertyDescription("Extra environment variables of the executor container, e.g. DROVER_HTTP_URL.")
-    public List<EnvVar> env;
+    @Size(max = 100)
+    @JsonPropertyDescription("Extra environment variables of the executor container with plain values, e.g. DROVER_HTTP_URL. valueFrom and the variables the operator sets are refused.")
+    public List<ExtraEnvVar> env;
 
     @Default("{}")
     @JsonPropertyDescription("Where executor pods run. By default only on c5-class nodes, spread across nodes.")

@@ -1,0 +1,72 @@
+package io.drover.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/**
+ * One extra environment variable of the executor container: a plain value only. The API server
+ * refuses {@code valueFrom} (a Secret reaches executors only through the fields the operator
+ * checks for the opt-in label) and the variables the operator owns: the executor settings that
+ * have their own field, the database connection, the API tokens and the JVM's option variables
+ * (which would bypass the checks of {@code jvmOptions}). Names are compared as the executor's
+ * configuration reads them: case-insensitive, with '.' and '-' as '_'.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.valueFrom)", fieldPath = ".valueFrom",
+        message = "valueFrom is not allowed: give a plain value. Secrets reach executors only as database.credentialsSecret"
+                + " and apiTokenSecret, which must carry the label drover.io/executor-secret=true")
+@ValidationRule(value = "!(self.name.upperAscii().replace('.', '_').replace('-', '_') in " + ExtraEnvVar.OWNED + ")"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')",
+        fieldPath = ".name",
+        message = "this variable is set by the operator from the ExecutorCluster's own fields (executor settings, database,"
+                + " API tokens, jvmOptions): set the field instead")
+public class ExtraEnvVar {
+    /**
+     * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
+     * settings of the ConfigMap (ExecutorConfig), JAVA_TOOL_OPTIONS (jvmOptions) and the other
+     * variables the JVM or the loader read options from. QUARKUS_DATASOURCE_* and DROVER_API_*
+     * are refused as prefixes. ExecutorClusterSchemaTest.everyVariableTheOperatorSetsIsRefusedInEnv keeps this
+     * in step with what the operator writes.
+     */
+    static final String OWNED = "['DROVER_LOCKMODE', 'DROVER_THREADS', 'DROVER_VIRTUALTHREADS', 'DROVER_QUEUESIZE',"
+            + " 'DROVER_ACQUIREPAGESIZE', 'DROVER_ACQUIREINTERVAL', 'DROVER_GLOBALLOCKWAITTIME', 'DROVER_GLOBALLOCKPOLLINTERVAL',"
+            + " 'DROVER_GLOBALLOCKMAXHOLD', 'DROVER_LOCKEXPIRY', 'DROVER_MAXATTEMPTS', 'DROVER_RETRYBACKOFF',"
+            + " 'DROVER_RETRYBACKOFFMAX', 'DROVER_COMPLETIONBATCHSIZE', 'DROVER_SHUTDOWNGRACEPERIOD', 'DROVER_JOBTIMEOUT',"
+            + " 'DROVER_JOBTIMEOUTS', 'DROVER_MAXCRASHES', 'DROVER_STARTUPTIMEOUT', 'DROVER_SCHEMA',"
+            + " 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH']";
+
+    @Required
+    @Size(min = 1, max = 256)
+    @Pattern("^[A-Za-z_][A-Za-z0-9_.-]*$")
+    @JsonPropertyDescription("Variable name, e.g. DROVER_HTTP_URL.")
+    public String name;
+
+    @Size(max = 32768)
+    @JsonPropertyDescription("Its value.")
+    public String value;
+
+    @PreserveUnknownFields
+    @JsonPropertyDescription("Not allowed: present only so that the API server can refuse it with a reason.")
+    public RefusedValueFrom valueFrom;
+
+    /**
+     * Any object: typed as an object (not a bare JsonNode) so that CEL knows the field and
+     * {@code has(self.valueFrom)} compiles; its content is never read.
+     */
+    public static class RefusedValueFrom {
+    }
+
+    public ExtraEnvVar() {
+    }
+
+    public ExtraEnvVar(String name, String value) {
+        this.name = name;
+        this.value = value;
+    }
+}

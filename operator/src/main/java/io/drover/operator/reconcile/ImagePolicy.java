@@ -1,0 +1,33 @@
+package io.drover.operator.reconcile;
+
+import java.util.List;
+
+/**
+ * Which executor images ExecutorClusters may name ({@code drover.operator.allowedImages}; the
+ * chart's {@code executorImage.allowedImages}, which also installs a ValidatingAdmissionPolicy
+ * with the same rule). An ExecutorCluster author picks the image, and the image runs with the
+ * database credentials: in a cluster where authors are not fully trusted, list the images.
+ * An entry matches the image itself, the image with any tag or digest ({@code repo} matches
+ * {@code repo:1.2} and {@code repo@sha256:...}), or, ending in '/', everything under it.
+ * No entries: any image.
+ */
+final class ImagePolicy {
+    private final List<String> allowed;
+
+    ImagePolicy(List<String> allowed) {
+        this.allowed = allowed.stream().map(String::trim).filter(a -> !a.isEmpty()).toList();
+    }
+
+    /** @param image spec.image, or null for the operator's default image (always allowed) */
+    boolean allows(String image) {
+        if (image == null || allowed.isEmpty()) {
+            return true;
+        }
+        return allowed.stream().anyMatch(a -> image.equals(a) || (a.endsWith("/") && image.startsWith(a))
+                || image.startsWith(a + ":") || image.startsWith(a + "@"));
+    }
+
+    String describe() {
+        return String.join(", ", allowed);
+    }
+}
