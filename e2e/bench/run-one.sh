@@ -48,7 +48,8 @@ spec:
   ttlSecondsAfterFinished: 86400
   template:
     metadata:
-      labels: {app.kubernetes.io/name: drover-bench}
+      # drover.io/client: the cluster's NetworkPolicy lets this pod scrape the executors' metrics.
+      labels: {app.kubernetes.io/name: drover-bench, drover.io/client: $CLUSTER}
     spec:
       restartPolicy: Never
       automountServiceAccountToken: false

@@ -3,6 +3,7 @@ package io.drover.operator.autoscaling;
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.resources.ExecutorConfig;
 import io.drover.operator.resources.KubeDurations;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
@@ -42,8 +43,10 @@ public final class KedaObjects {
         md.put("host", db.host);
         md.put("port", String.valueOf(db.port == null ? 5432 : db.port));
         md.put("dbName", db.name);
-        // KEDA connects with pgx, which understands every libpq sslmode.
-        md.put("sslmode", db.sslMode == null ? "prefer" : db.sslMode);
+        // KEDA connects with pgx, which understands every libpq sslmode. verify-ca/verify-full
+        // check the server against the CA file KEDA's own pod names in PGSSLROOTCERT (pgx reads
+        // it; the trigger has no field for it): docs/security.md says how to mount the bundle.
+        md.put("sslmode", ExecutorConfig.sslMode(db));
         md.put("query", BacklogQuery.sql(ec.getSpec().schema, a, ec.getSpec().threads == null ? 8 : ec.getSpec().threads));
         md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
         md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));

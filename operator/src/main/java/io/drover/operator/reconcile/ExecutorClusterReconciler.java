@@ -6,6 +6,7 @@ import io.drover.operator.config.OperatorConfig;
 import io.drover.operator.resources.ApiTokens;
 import io.drover.operator.resources.ExecutorConfig;
 import io.drover.operator.resources.ExecutorDisruptionBudget;
+import io.drover.operator.resources.ExecutorNetworkPolicy;
 import io.drover.operator.resources.ExecutorServices;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.resources.Labels;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -104,6 +106,12 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         } else {
             client.resources(PodDisruptionBudget.class).inNamespace(ec.getMetadata().getNamespace())
                     .withName(Names.disruptionBudget(ec)).delete();
+        }
+        if (ExecutorNetworkPolicy.wanted(ec)) {
+            apply(ec, client, ExecutorNetworkPolicy.build(ec));
+        } else {
+            client.resources(NetworkPolicy.class).inNamespace(ec.getMetadata().getNamespace())
+                    .withName(Names.networkPolicy(ec)).delete();
         }
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, object -> apply(ec, client, object));
 

@@ -14,7 +14,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The Secrets an ExecutorCluster points at (database credentials, API token). The operator
+ * The Secrets an ExecutorCluster points at (database credentials, API token, the database's CA
+ * bundle when it is a Secret), and the CA bundle's ConfigMap, which must exist. The operator
  * reads them only to check that the keys exist and to fingerprint their versions: a rotated
  * password changes the Secret's resourceVersion, hence the fingerprint, which rolls the
  * executors so they reconnect with it. The fingerprint is built from each Secret's uid and
@@ -48,6 +49,24 @@ final class ReferencedSecrets {
         wanted.put(creds.name + "/" + creds.passwordKeyOrDefault(), "spec.database.credentialsSecret");
         if (spec.apiTokenSecret != null) {
             wanted.put(spec.apiTokenSecret.name + "/" + spec.apiTokenSecret.key, "spec.apiTokenSecret");
+        }
+        var ca = spec.database.caBundle;
+        if (ca != null && ca.secret != null) {
+            wanted.put(ca.secret + "/" + ca.keyOrDefault(), "spec.database.caBundle");
+        }
+        if (ca != null && ca.configMap != null) {
+            // Not a Secret and not part of the fingerprint (the mounted file follows a renewal
+            // without a roll), but a missing one would leave pods stuck in ContainerCreating.
+            var map = client.configMaps().inNamespace(ns).withName(ca.configMap).get();
+            if (map == null) {
+                return new Result(null, "ConfigMapNotFound",
+                        "ConfigMap " + ns + "/" + ca.configMap + " named by spec.database.caBundle does not exist");
+            }
+            if ((map.getData() == null || !map.getData().containsKey(ca.keyOrDefault()))
+                    && (map.getBinaryData() == null || !map.getBinaryData().containsKey(ca.keyOrDefault()))) {
+                return new Result(null, "ConfigMapKeyNotFound", "ConfigMap " + ns + "/" + ca.configMap
+                        + " named by spec.database.caBundle has no key '" + ca.keyOrDefault() + "'");
+            }
         }
         Map<String, Secret> secrets = new TreeMap<>();
         for (var entry : wanted.entrySet()) {

@@ -67,8 +67,14 @@ public final class ExecutorConfig {
 
     public static String jdbcUrl(DatabaseSpec db) {
         return "jdbc:postgresql://" + db.host + ":" + (db.port == null ? 5432 : db.port) + "/" + db.name
-                + "?sslmode=" + (db.sslMode == null ? "prefer" : db.sslMode)
+                + "?sslmode=" + sslMode(db)
+                + DatabaseCa.path(db).map(path -> "&sslrootcert=" + path).orElse("")
                 + "&ApplicationName=drover-executor";
+    }
+
+    /** As the CRD defaults it, for objects built in code: encrypted unless disabled in writing. */
+    public static String sslMode(DatabaseSpec db) {
+        return db.sslMode == null ? "require" : db.sslMode;
     }
 
     public static ConfigMap configMap(ExecutorCluster ec) {

@@ -62,6 +62,7 @@ public final class ExecutorStatefulSet {
                 .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
                 .endSecurityContext()
                 .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new io.fabric8.kubernetes.api.model.Quantity("256Mi")).endEmptyDir().endVolume();
+        DatabaseCa.volume(spec.database).ifPresent(pod::addToVolumes);
         PodPlacement.apply(ec, pod);
 
         return new StatefulSetBuilder()
@@ -88,7 +89,7 @@ public final class ExecutorStatefulSet {
 
     private static Container container(ExecutorCluster ec, String defaultImage, String defaultPullPolicy) {
         ExecutorClusterSpec spec = ec.getSpec();
-        return new ContainerBuilder()
+        ContainerBuilder container = new ContainerBuilder()
                 .withName(CONTAINER)
                 .withImage(spec.image != null ? spec.image : defaultImage)
                 .withImagePullPolicy(spec.imagePullPolicy != null ? spec.imagePullPolicy : defaultPullPolicy)
@@ -107,8 +108,9 @@ public final class ExecutorStatefulSet {
                 .withRunAsNonRoot(true)
                 .withNewCapabilities().withDrop("ALL").endCapabilities()
                 .endSecurityContext()
-                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
-                .build();
+                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount();
+        DatabaseCa.volumeMount(spec.database).ifPresent(container::addToVolumeMounts);
+        return container.build();
     }
 
     private static List<EnvVar> env(ExecutorCluster ec) {

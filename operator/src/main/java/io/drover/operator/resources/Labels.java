@@ -22,6 +22,8 @@ public final class Labels {
      * any Secret of the namespace to a host of their choosing.
      */
     public static final String SECRET_OPT_IN = "drover.io/executor-secret";
+    /** Pods with {@code drover.io/client=<cluster name>} may call that cluster's API (ExecutorNetworkPolicy). */
+    public static final String CLIENT = "drover.io/client";
 
     private Labels() {
     }

@@ -29,6 +29,10 @@ public final class Names {
         return ec.getMetadata().getName();
     }
 
+    public static String networkPolicy(ExecutorCluster ec) {
+        return ec.getMetadata().getName();
+    }
+
     public static String scaledObject(ExecutorCluster ec) {
         return ec.getMetadata().getName();
     }

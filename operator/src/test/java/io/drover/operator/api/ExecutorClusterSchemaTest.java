@@ -63,6 +63,11 @@ class ExecutorClusterSchemaTest {
             jvmOptions: -Xmx1g -XX:OnOutOfMemoryError="sh -c x" | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
             jvmOptions: -Xmx1g "-Ddrover.api.token=known" | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
             jvmOptions: -Dquarkus.datasource.jdbc.url=x | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
+            database: {host: db, name: jobs, sslMode: verify-full, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": sslMode verify-ca and verify-full need caBundle
+            database: {host: db, name: jobs, sslMode: verify-ca, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": sslMode verify-ca and verify-full need caBundle
+            database: {host: db, name: jobs, caBundle: {configMap: a, secret: b}, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": give exactly one of configMap and secret
+            database: {host: db, name: jobs, caBundle: {key: ca.crt}, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": give exactly one of configMap and secret
+            networkPolicy: {enabled: sometimes}         | spec.networkPolicy.enabled: Invalid value: "string"
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -113,7 +118,9 @@ class ExecutorClusterSchemaTest {
         assertThat(spec.acquirePageSize).isEqualTo(256);
         assertThat(spec.terminationGracePeriodSeconds).as("derived by the operator (GracePeriods)").isNull();
         assertThat(spec.database.port).isEqualTo(5432);
-        assertThat(spec.database.sslMode).isEqualTo("prefer");
+        assertThat(spec.database.sslMode).as("never plaintext unless asked for").isEqualTo("require");
+        assertThat(spec.database.caBundle).isNull();
+        assertThat(spec.networkPolicy.enabled).isTrue();
         assertThat(spec.database.credentialsSecret.usernameKey).isEqualTo("username");
         assertThat(spec.database.credentialsSecret.passwordKey).isEqualTo("password");
         assertThat(spec.placement.instanceTypes).contains("c5.2xlarge", "c5.large").allMatch(t -> t.startsWith("c5."));

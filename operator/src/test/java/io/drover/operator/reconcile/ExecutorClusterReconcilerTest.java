@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -75,8 +76,9 @@ class ExecutorClusterReconcilerTest {
         Service headless = await("headless Service", () -> client.services().inNamespace(ns).withName("jobs-nodes").get());
         Service api = await("API Service", () -> client.services().inNamespace(ns).withName("jobs").get());
         PodDisruptionBudget pdb = await("PDB", () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).withName("jobs").get());
+        NetworkPolicy netpol = await("NetworkPolicy", () -> client.network().v1().networkPolicies().inNamespace(ns).withName("jobs").get());
 
-        for (HasMetadata owned : new HasMetadata[]{sts, cm, headless, api, pdb}) {
+        for (HasMetadata owned : new HasMetadata[]{sts, cm, headless, api, pdb, netpol}) {
             assertThat(owned.getMetadata().getOwnerReferences()).singleElement().satisfies(ref -> {
                 assertThat(ref.getUid()).isEqualTo(ec.getMetadata().getUid());
                 assertThat(ref.getController()).isTrue();
@@ -138,6 +140,23 @@ class ExecutorClusterReconcilerTest {
                 .containsEntry("prometheus.io/scrape", "true").containsKey(ExecutorStatefulSet.CONFIG_HASH);
         assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
         assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        // The HTTP port only from pods labelled as this cluster's clients; out only to DNS and
+        // the database's port (a host name: any destination on that port).
+        assertThat(netpol.getSpec().getPodSelector().getMatchLabels()).isEqualTo(sts.getSpec().getSelector().getMatchLabels());
+        assertThat(netpol.getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
+        assertThat(netpol.getSpec().getIngress()).singleElement().satisfies(in -> {
+            assertThat(in.getPorts()).singleElement().satisfies(p -> assertThat(p.getPort().getStrVal()).isEqualTo("http"));
+            assertThat(in.getFrom()).singleElement().satisfies(f -> {
+                assertThat(f.getPodSelector().getMatchLabels()).containsExactly(Map.entry("drover.io/client", "jobs"));
+                assertThat(f.getNamespaceSelector()).isNull();
+            });
+        });
+        assertThat(netpol.getSpec().getEgress()).hasSize(2);
+        assertThat(netpol.getSpec().getEgress().get(0).getPorts()).extracting(p -> p.getProtocol() + "/" + p.getPort().getIntVal())
+                .containsExactly("UDP/53", "TCP/53");
+        assertThat(netpol.getSpec().getEgress().get(1).getPorts()).extracting(p -> p.getProtocol() + "/" + p.getPort().getIntVal())
+                .containsExactly("TCP/5432");
+        assertThat(netpol.getSpec().getEgress().get(1).getTo()).isEmpty();
 
         ExecutorCluster withStatus = awaitCondition("jobs", Conditions.READY, "False", "NodesNotReady");
         assertThat(withStatus.getStatus().selector).isEqualTo("app.kubernetes.io/instance=jobs,app.kubernetes.io/name=drover-executor");
@@ -245,6 +264,7 @@ class ExecutorClusterReconcilerTest {
         Map<String, Object> md = map(trigger.get("metadata"));
         assertThat(trigger).containsEntry("type", "postgresql");
         assertThat(md).containsEntry("host", "db.example.internal").containsEntry("dbName", "jobs")
+                .as("KEDA's connection is encrypted like the executors'").containsEntry("sslmode", "require")
                 .containsEntry("targetQueryValue", "500").containsEntry("activationTargetQueryValue", "10");
         assertThat((String) md.get("query")).isEqualTo("select (select count(*) from (select 1 from payments.job where"
                 + " locked_by is null and due_at <= now() limit 2501) as due) + (select coalesce(sum(least(n, 8)), 0) from"
@@ -385,6 +405,65 @@ class ExecutorClusterReconcilerTest {
         StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("miner").get());
         assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo("registry.example.com/drover/custom:2");
         awaitCondition("miner", Conditions.DEGRADED, "False", "AsExpected");
+    }
+
+    @Test
+    @Order(11)
+    void verifiedTlsUsesTheCaBundleAndTheNetworkPolicyTakesExtraPeers() {
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("tls", """
+                database:
+                  host: 10.1.2.3
+                  port: 6432
+                  name: jobs
+                  sslMode: verify-full
+                  caBundle: {configMap: rds-ca, key: global-bundle.pem}
+                  credentialsSecret: {name: jobs-db}
+                networkPolicy:
+                  from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}}]
+                  egress: [{to: [{ipBlock: {cidr: 10.9.0.0/16}}], ports: [{port: 443, protocol: TCP}]}]
+                """));
+        // The ConfigMap must exist: otherwise pods would sit in ContainerCreating without a word.
+        ExecutorCluster ec = awaitCondition("tls", Conditions.DEGRADED, "True", "ConfigMapNotFound");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("rds-ca", "spec.database.caBundle");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("tls").get()).isNull();
+
+        client.configMaps().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata().withName("rds-ca").endMetadata()
+                .addToData("global-bundle.pem", "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n").build()).create();
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("tls").get());
+        ConfigMap cm = client.configMaps().inNamespace(ns).withName("tls-config").get();
+        assertThat(cm.getData()).containsEntry("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://10.1.2.3:6432/jobs"
+                + "?sslmode=verify-full&sslrootcert=/etc/drover/database-ca/ca.crt&ApplicationName=drover-executor");
+        var pod = sts.getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes()).anySatisfy(v -> {
+            assertThat(v.getName()).isEqualTo("database-ca");
+            assertThat(v.getConfigMap().getName()).isEqualTo("rds-ca");
+            assertThat(v.getConfigMap().getItems()).singleElement().satisfies(i -> {
+                assertThat(i.getKey()).isEqualTo("global-bundle.pem");
+                assertThat(i.getPath()).isEqualTo("ca.crt");
+            });
+        });
+        assertThat(pod.getContainers().get(0).getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/etc/drover/database-ca");
+            assertThat(m.getReadOnly()).isTrue();
+            assertThat(m.getSubPath()).isNull();
+        });
+
+        NetworkPolicy netpol = await("NetworkPolicy", () -> client.network().v1().networkPolicies().inNamespace(ns).withName("tls").get());
+        assertThat(netpol.getSpec().getIngress().get(0).getFrom()).hasSize(2).last()
+                .satisfies(f -> assertThat(f.getNamespaceSelector().getMatchLabels()).containsEntry("kubernetes.io/metadata.name", "monitoring"));
+        assertThat(netpol.getSpec().getEgress()).hasSize(3);
+        // An IP database host: egress to exactly that address and port.
+        assertThat(netpol.getSpec().getEgress().get(1).getTo()).singleElement()
+                .satisfies(t -> assertThat(t.getIpBlock().getCidr()).isEqualTo("10.1.2.3/32"));
+        assertThat(netpol.getSpec().getEgress().get(1).getPorts().get(0).getPort().getIntVal()).isEqualTo(6432);
+        assertThat(netpol.getSpec().getEgress().get(2).getTo().get(0).getIpBlock().getCidr()).isEqualTo("10.9.0.0/16");
+
+        // Switched off: the operator removes it.
+        edit("tls", c -> c.getSpec().networkPolicy.enabled = false);
+        org.awaitility.Awaitility.await("NetworkPolicy removed").atMost(TIMEOUT)
+                .until(() -> client.network().v1().networkPolicies().inNamespace(ns).withName("tls").get() == null);
     }
 
     private String awaitHash(String name, String previous) {

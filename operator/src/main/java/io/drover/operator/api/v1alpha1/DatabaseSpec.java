@@ -8,9 +8,13 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** Where the jobs live. Credentials come only from a Secret: they never appear in the CR. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!(self.sslMode in ['verify-ca', 'verify-full']) || has(self.caBundle)", fieldPath = ".caBundle",
+        message = "sslMode verify-ca and verify-full need caBundle: the CA certificates that signed the server's certificate"
+                + " (for RDS, the RDS CA bundle in a ConfigMap)")
 public class DatabaseSpec {
     @Required
     @Size(min = 1, max = 253)
@@ -30,10 +34,21 @@ public class DatabaseSpec {
     @JsonPropertyDescription("Database name.")
     public String name;
 
-    @Default("prefer")
+    /**
+     * Default require: never plaintext unless asked for in writing. prefer and allow fall back
+     * to plaintext silently; require encrypts but trusts any server certificate; verify-ca and
+     * verify-full check it against caBundle (verify-full also checks the host name).
+     */
+    @Default("require")
     @Pattern("^(disable|allow|prefer|require|verify-ca|verify-full)$")
-    @JsonPropertyDescription("libpq sslmode: disable, allow, prefer, require, verify-ca or verify-full. Use require or stronger for RDS.")
+    @JsonPropertyDescription("libpq sslmode of the executors' and KEDA's connections: disable, allow, prefer, require"
+            + " (the default: encrypted, server not verified), verify-ca or verify-full (encrypted and the server verified"
+            + " against caBundle; for RDS use verify-full with the RDS CA bundle).")
     public String sslMode;
+
+    @JsonPropertyDescription("CA certificates (PEM) that signed the database server's certificate, from a ConfigMap or a"
+            + " Secret of the ExecutorCluster's namespace; required by sslMode verify-ca and verify-full.")
+    public CaBundle caBundle;
 
     @Required
     @JsonPropertyDescription("Secret with the database user name and password.")
@@ -43,6 +58,31 @@ public class DatabaseSpec {
     @Max(1000)
     @JsonPropertyDescription("Connections per executor node (QUARKUS_DATASOURCE_JDBC_MAX_SIZE). Executor default 20.")
     public Integer maxPoolSize;
+
+    /** Where the CA bundle is: exactly one of configMap and secret. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.configMap) != has(self.secret)",
+            message = "give exactly one of configMap and secret")
+    public static class CaBundle {
+        @Size(min = 1, max = 253)
+        @JsonPropertyDescription("Name of a ConfigMap holding the bundle.")
+        public String configMap;
+
+        @Size(min = 1, max = 253)
+        @JsonPropertyDescription("Name of a Secret holding the bundle; like every Secret an ExecutorCluster uses, it must"
+                + " carry the label drover.io/executor-secret=true.")
+        public String secret;
+
+        @Default("ca.crt")
+        @Size(min = 1, max = 253)
+        @Pattern("^[-._a-zA-Z0-9]+$")
+        @JsonPropertyDescription("Key of the PEM bundle in the ConfigMap or Secret.")
+        public String key;
+
+        public String keyOrDefault() {
+            return key == null || key.isEmpty() ? "ca.crt" : key;
+        }
+    }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class CredentialsSecret {

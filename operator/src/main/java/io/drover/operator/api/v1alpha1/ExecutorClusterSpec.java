@@ -202,6 +202,10 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("PodDisruptionBudget of the executor pods.")
     public DisruptionBudgetSpec disruptionBudget;
 
+    @Default("{}")
+    @JsonPropertyDescription("NetworkPolicy of the executor pods: who may reach their HTTP port, where they may connect.")
+    public NetworkPolicySpec networkPolicy;
+
     @Min(1)
     @Max(86400)
     @JsonPropertyDescription("Seconds a stopping pod gets before it is killed; keep it above shutdownGracePeriod so running jobs finish. Default shutdownGracePeriod plus 30s (60).")
