@@ -96,9 +96,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
         ConfigMap configMap = ExecutorConfig.configMap(ec);
         apply(ec, client, configMap);
-        if (ec.getSpec().apiTokenSecret == null) {
-            ensureApiTokens(ec, client);
-        }
+        // The generated tokens' version joins the roll hash: deleting <name>-api to rotate them
+        // gives new tokens and rolls the executors onto them.
+        String generatedTokens = ec.getSpec().apiTokenSecret == null ? ensureApiTokens(ec, client) : "";
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
@@ -115,7 +115,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, object -> apply(ec, client, object));
 
-        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secrets.fingerprint());
+        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secrets.fingerprint() + "|" + generatedTokens);
         StatefulSet sts = upsertStatefulSet(ec, client, current, configHash, replicas(ec, current, autoscaling));
 
         var findings = ClusterStatus.Findings.ok(autoscaling.active(), autoscaling.reason(), autoscaling.message());
@@ -177,21 +177,25 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /** Created once and never rewritten: producers hold its tokens (ApiTokens). */
-    private static void ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
+    /** @return the token Secret's uid:resourceVersion (nothing of its values), for the roll hash */
+    private static String ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
         var secrets = client.secrets().inNamespace(ec.getMetadata().getNamespace());
-        if (secrets.withName(Names.apiTokens(ec)).get() == null) {
+        Secret existing = secrets.withName(Names.apiTokens(ec)).get();
+        if (existing == null) {
             Secret tokens = ApiTokens.build(ec);
             own(ec, tokens);
             try {
-                secrets.resource(tokens).create();
+                existing = secrets.resource(tokens).create();
                 LOG.infof("%s/%s: generated the API tokens in Secret %s", ec.getMetadata().getNamespace(),
                         ec.getMetadata().getName(), Names.apiTokens(ec));
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409) { // created meanwhile: keep the one that exists
                     throw e;
                 }
+                existing = secrets.withName(Names.apiTokens(ec)).get();
             }
         }
+        return existing == null ? "" : existing.getMetadata().getUid() + ":" + existing.getMetadata().getResourceVersion();
     }
 
     private void apply(ExecutorCluster ec, KubernetesClient client, HasMetadata object) {

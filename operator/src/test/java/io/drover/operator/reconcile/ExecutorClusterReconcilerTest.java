@@ -186,6 +186,14 @@ class ExecutorClusterReconcilerTest {
         sleep(Duration.ofSeconds(2));
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
                 .isEqualTo(before.getMetadata().getResourceVersion());
+
+        // Rotating the generated API tokens: delete the Secret; new tokens, and the pods roll onto them.
+        var oldTokens = client.secrets().inNamespace(ns).withName("roll-api").get();
+        client.secrets().inNamespace(ns).withName("roll-api").withGracePeriod(0).delete();
+        String fourth = awaitHash("roll", third);
+        var newTokens = client.secrets().inNamespace(ns).withName("roll-api").get();
+        assertThat(newTokens.getData().get("token")).isNotEqualTo(oldTokens.getData().get("token"));
+        assertThat(fourth).isNotEqualTo(third);
     }
 
     @Test
