@@ -107,6 +107,15 @@ class ExecutorClusterSchemaTest {
                 .hasMessageContaining("spec.database.credentialsSecret: Required value");
     }
 
+    /** The documented example is accepted as written (docs/examples/executorcluster.yaml). */
+    @Test
+    void theDocumentedExampleIsValid() throws Exception {
+        String yaml = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/examples/executorcluster.yaml"));
+        ExecutorCluster ec = Clusters.create(client, namespace, yaml);
+        assertThat(ec.getSpec().database.caBundle.configMap).isEqualTo("rds-ca");
+        assertThat(ec.getSpec().networkPolicy.from).hasSize(1);
+    }
+
     @Test
     void defaultsAreApplied() {
         ExecutorCluster ec = Clusters.create(client, namespace, Clusters.yaml("defaults", ""));
