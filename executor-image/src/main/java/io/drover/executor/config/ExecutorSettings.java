@@ -93,9 +93,13 @@ public record ExecutorSettings(
         }
     }
 
+    /**
+     * At least a millisecond: the engine sleeps and polls in milliseconds, so a shorter
+     * duration rounds to zero (an acquireInterval of 0.5ms would make the acquirer wait forever).
+     */
     private static void positive(List<String> errors, String name, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            errors.add(name + " must be a positive duration, got " + value);
+        if (value == null || value.compareTo(Duration.ofMillis(1)) < 0) {
+            errors.add(name + " must be at least 1ms, got " + value);
         }
     }
 

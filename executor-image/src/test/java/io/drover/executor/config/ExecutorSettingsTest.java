@@ -35,7 +35,12 @@ class ExecutorSettingsTest {
         assertThatThrownBy(() -> ExecutorSettings.builder().nodeName("n").maxCrashes(0)
                 .jobTimeouts(java.util.Map.of("x", Duration.ZERO)).build())
                 .hasMessageContaining("maxCrashes must be at least 1, got 0")
-                .hasMessageContaining("jobTimeouts[x] must be a positive duration, got PT0S");
+                .hasMessageContaining("jobTimeouts[x] must be at least 1ms, got PT0S");
+        // Sub-millisecond rounds to zero where the engine sleeps or polls: refused by name.
+        assertThatThrownBy(() -> ExecutorSettings.builder().nodeName("n").acquireInterval(Duration.ofNanos(500_000))
+                .globalLockPollInterval(Duration.ZERO).build())
+                .hasMessageContaining("acquireInterval must be at least 1ms, got PT0.0005S")
+                .hasMessageContaining("globalLockPollInterval must be at least 1ms, got PT0S");
     }
 
     @Test

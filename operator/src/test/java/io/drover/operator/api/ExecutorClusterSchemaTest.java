@@ -38,7 +38,9 @@ class ExecutorClusterSchemaTest {
             queueSize: 100\\nacquirePageSize: 200        | spec.acquirePageSize: Invalid value: "object": acquirePageSize must not exceed queueSize
             lockExpiry: 2s                              | spec.lockExpiry: Invalid value: "string": lockExpiry must be at least 4s
             lockExpiry: "60"                            | spec.lockExpiry: Invalid value: "60": spec.lockExpiry in body should match
-            shutdownGracePeriod: 90s\\nterminationGracePeriodSeconds: 60 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than shutdownGracePeriod
+            shutdownGracePeriod: 90s\\nterminationGracePeriodSeconds: 60 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
+            shutdownGracePeriod: 55s\\nterminationGracePeriodSeconds: 60 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
+            terminationGracePeriodSeconds: 35           | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period (shutdownGracePeriod; else maxJobDuration plus 10s; else 30s) by at least 10s
             retryBackoff: 20m\\nretryBackoffMax: 1m      | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax
             schema: Jobs-Table                          | spec.schema: Invalid value: "Jobs-Table": spec.schema in body should match
             autoscaling: {minReplicas: 5, maxReplicas: 2} | spec.autoscaling.minReplicas: Invalid value: "object": autoscaling.minReplicas must not exceed autoscaling.maxReplicas
@@ -51,7 +53,8 @@ class ExecutorClusterSchemaTest {
             maxCrashes: 0                               | spec.maxCrashes: Invalid value: 0: spec.maxCrashes in body should be greater than or equal to 1
             startupTimeout: "5"                         | spec.startupTimeout: Invalid value: "5": spec.startupTimeout in body should match
             maxJobDuration: 10m\\nshutdownGracePeriod: 5m | spec.shutdownGracePeriod: Invalid value: "object": shutdownGracePeriod must be at least maxJobDuration
-            maxJobDuration: 10m\\nterminationGracePeriodSeconds: 300 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must be longer than maxJobDuration
+            maxJobDuration: 10m\\nterminationGracePeriodSeconds: 300 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
+            maxJobDuration: 10m\\nterminationGracePeriodSeconds: 615 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             maxJobDuration: 10m\\njobTimeout: 20m        | spec.jobTimeout: Invalid value: "object": jobTimeout must not exceed maxJobDuration
             env: [{name: X, valueFrom: {secretKeyRef: {name: other-team-db, key: password}}}] | spec.env[0].valueFrom: Invalid value: "object": valueFrom is not allowed
             env: [{name: DROVER_API_TOKEN, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
@@ -68,6 +71,18 @@ class ExecutorClusterSchemaTest {
             database: {host: db, name: jobs, caBundle: {configMap: a, secret: b}, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": give exactly one of configMap and secret
             database: {host: db, name: jobs, caBundle: {key: ca.crt}, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": give exactly one of configMap and secret
             networkPolicy: {enabled: sometimes}         | spec.networkPolicy.enabled: Invalid value: "string"
+            globalLockPollInterval: 0s                  | spec.globalLockPollInterval: Invalid value: "string": globalLockPollInterval must be at least 1ms
+            acquireInterval: 0.5ms                      | spec.acquireInterval: Invalid value: "string": acquireInterval must be at least 1ms
+            retryBackoff: 0ms                           | spec.retryBackoff: Invalid value: "string": retryBackoff must be at least 1ms
+            shutdownGracePeriod: 500ms                  | spec.shutdownGracePeriod: Invalid value: "string": shutdownGracePeriod must be at least 1s
+            jobTimeouts: {report: 0s}                   | spec.jobTimeouts: Invalid value: "object": every jobTimeouts entry must be at least 1ms
+            autoscaling: {pollingInterval: 500ms}       | spec.autoscaling.pollingInterval: Invalid value: "string": autoscaling.pollingInterval must be at least 1s
+            replicas: 5000                              | spec.replicas: Invalid value: 5000: spec.replicas in body should be less than or equal to 1000
+            queueSize: 2000\\nautoscaling: {enabled: true, targetBacklogPerNode: 1000} | spec.queueSize: Invalid value: "object": queueSize must not exceed autoscaling.targetBacklogPerNode
+            autoscaling: {enabled: true}\\nqueueSize: 1025 | spec.queueSize: Invalid value: "object": queueSize must not exceed autoscaling.targetBacklogPerNode
+            env: [{value: x}]                           | spec.env[0].name: Required value
+            env: [{name: DROVER_NODENAME, value: node-0}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: HOSTNAME, value: node-0}]      | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -107,6 +122,17 @@ class ExecutorClusterSchemaTest {
                 .hasMessageContaining("spec.database.credentialsSecret: Required value");
     }
 
+    /** The name becomes the StatefulSet's, its pods' and Services': refused when they could not carry it. */
+    @ParameterizedTest
+    @CsvSource({"a-name-that-is-fifty-three-characters-long-0123456789", "dotted.name", "9starts-with-a-digit"})
+    void aNameThatCannotNameTheExecutorsIsRefused(String name) {
+        assertThatThrownBy(() -> Clusters.create(client, namespace, Clusters.yaml(name, "")))
+                .hasMessageContaining("metadata.name must be at most 52 characters");
+        String longest = "a-name-that-is-fifty-two-characters-long-0123456789x".substring(0, 52);
+        assertThat(Clusters.create(client, namespace, Clusters.yaml(longest, "")).getMetadata().getName()).hasSize(52);
+        client.resources(ExecutorCluster.class).inNamespace(namespace).withName(longest).delete();
+    }
+
     /** The documented example is accepted as written (docs/examples/executorcluster.yaml). */
     @Test
     void theDocumentedExampleIsValid() throws Exception {
@@ -137,7 +163,7 @@ class ExecutorClusterSchemaTest {
         assertThat(spec.autoscaling.enabled).isFalse();
         assertThat(spec.autoscaling.minReplicas).isEqualTo(1);
         assertThat(spec.autoscaling.maxReplicas).isEqualTo(4);
-        assertThat(spec.autoscaling.targetBacklogPerNode).isEqualTo(1000);
+        assertThat(spec.autoscaling.targetBacklogPerNode).as("a default queue fits in it (queueSize <= targetBacklogPerNode)").isEqualTo(1024);
         assertThat(spec.autoscaling.pollingInterval).isEqualTo("15s");
         assertThat(spec.autoscaling.scaleDownStabilizationWindow).isEqualTo("5m");
         assertThat(spec.disruptionBudget.enabled).isTrue();

@@ -259,6 +259,7 @@ class ExecutorClusterReconcilerTest {
         Clusters.create(client, ns, Clusters.yaml("auto", """
                 replicas: 2
                 schema: payments
+                queueSize: 256
                 autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 5, targetBacklogPerNode: 500, activationBacklog: 10, pollingInterval: 10s, cooldownPeriod: 2m, scaleDownStabilizationWindow: 45s}
                 """));
         GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "auto"));

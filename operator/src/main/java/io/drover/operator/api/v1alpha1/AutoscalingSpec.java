@@ -30,7 +30,7 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("Most nodes.")
     public Integer maxReplicas;
 
-    @Default("1000")
+    @Default("1024")
     @Min(1)
     @JsonPropertyDescription("Jobs per node the autoscaler aims for: nodes = ceil((due jobs no node holds + jobs running) / targetBacklogPerNode). Running jobs count, so a fleet busy with long jobs is not scaled down under them.")
     public Integer targetBacklogPerNode;
@@ -44,17 +44,20 @@ public class AutoscalingSpec {
     @Pattern(ExecutorClusterSpec.DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("How often KEDA counts the backlog (whole seconds).")
+    @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.pollingInterval must be at least 1s")
     public String pollingInterval;
 
     @Default("5m")
     @Pattern(ExecutorClusterSpec.DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("How long the backlog must stay at or below activationBacklog before scaling to zero (whole seconds).")
+    @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.cooldownPeriod must be at least 1s")
     public String cooldownPeriod;
 
     @Default("5m")
     @Pattern(ExecutorClusterSpec.DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("How long a lower node count must be wanted before nodes are removed (the HPA's scale-down stabilization window). Shorter follows the backlog faster; longer rides out gaps between bursts.")
+    @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.scaleDownStabilizationWindow must be at least 1s")
     public String scaleDownStabilizationWindow;
 }

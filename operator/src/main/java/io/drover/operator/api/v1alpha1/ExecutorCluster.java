@@ -1,6 +1,7 @@
 package io.drover.operator.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -23,6 +24,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Threads", type = AdditionalPrinterColumn.Type.INTEGER, jsonPath = ".spec.threads")
 @AdditionalPrinterColumn(name = "Ready", type = AdditionalPrinterColumn.Type.STRING,
         jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
+// The name becomes the StatefulSet's, whose pods carry a controller-revision-hash label of
+// "<name>-<10-character hash>" (a label value: at most 63), and a Service's (a DNS-1035 label).
+@ValidationRule(value = "self.metadata.name.size() <= 52 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+        message = "metadata.name must be at most 52 characters of lower-case letters, digits and '-', starting with a letter:"
+                + " it names the executors' StatefulSet, pods and Services")
 @AdditionalPrinterColumn(name = "Age", type = AdditionalPrinterColumn.Type.DATE, jsonPath = ".metadata.creationTimestamp")
 public class ExecutorCluster extends CustomResource<ExecutorClusterSpec, ExecutorClusterStatus> implements Namespaced {
     public static final String GROUP = "drover.io";

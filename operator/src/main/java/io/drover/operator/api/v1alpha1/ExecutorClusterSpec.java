@@ -24,20 +24,25 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.acquirePageSize) || !has(self.queueSize) || self.acquirePageSize <= self.queueSize",
         message = "acquirePageSize must not exceed queueSize", fieldPath = ".acquirePageSize")
-@ValidationRule(value = "!has(self.shutdownGracePeriod) || !has(self.terminationGracePeriodSeconds) || duration(self.shutdownGracePeriod).getSeconds() < self.terminationGracePeriodSeconds",
-        message = "terminationGracePeriodSeconds must be longer than shutdownGracePeriod, or running jobs are killed before they finish",
+@ValidationRule(value = "!has(self.terminationGracePeriodSeconds) || self.terminationGracePeriodSeconds >= "
+        + "(has(self.shutdownGracePeriod) ? duration(self.shutdownGracePeriod).getSeconds() : has(self.maxJobDuration)"
+        + " ? duration(self.maxJobDuration).getSeconds() + 10 : 30) + 10",
+        message = "terminationGracePeriodSeconds must exceed the shutdown grace period (shutdownGracePeriod; else maxJobDuration"
+                + " plus 10s; else 30s) by at least 10s: after it a stopping node still writes its last outcomes and"
+                + " releases its locks, or the kubelet kills it first",
         fieldPath = ".terminationGracePeriodSeconds")
 @ValidationRule(value = "!has(self.retryBackoff) || !has(self.retryBackoffMax) || duration(self.retryBackoff) <= duration(self.retryBackoffMax)",
         message = "retryBackoff must not exceed retryBackoffMax", fieldPath = ".retryBackoff")
 @ValidationRule(value = "!has(self.maxJobDuration) || !has(self.shutdownGracePeriod) || duration(self.shutdownGracePeriod) >= duration(self.maxJobDuration)",
         message = "shutdownGracePeriod must be at least maxJobDuration, or a stopping node (scale-down, roll, drain) cuts its running jobs",
         fieldPath = ".shutdownGracePeriod")
-@ValidationRule(value = "!has(self.maxJobDuration) || !has(self.terminationGracePeriodSeconds) || duration(self.maxJobDuration).getSeconds() < self.terminationGracePeriodSeconds",
-        message = "terminationGracePeriodSeconds must be longer than maxJobDuration, or running jobs are killed before they finish",
-        fieldPath = ".terminationGracePeriodSeconds")
 @ValidationRule(value = "!has(self.maxJobDuration) || !has(self.jobTimeout) || duration(self.jobTimeout) <= duration(self.maxJobDuration)",
         message = "jobTimeout must not exceed maxJobDuration: a job may run until its timeout, and a stopping node waits only maxJobDuration",
         fieldPath = ".jobTimeout")
+@ValidationRule(value = "!self.autoscaling.enabled || !has(self.queueSize) || self.queueSize <= self.autoscaling.targetBacklogPerNode",
+        message = "queueSize must not exceed autoscaling.targetBacklogPerNode: jobs queued on a node are held, so the backlog"
+                + " KEDA sees does not count them, and a node could hide more than a node's worth of work from the autoscaler",
+        fieldPath = ".queueSize")
 public class ExecutorClusterSpec {
     /**
      * JVM options that would let an ExecutorCluster author run code or commands the image does
@@ -53,6 +58,7 @@ public class ExecutorClusterSpec {
     @SpecReplicas
     @Default("2")
     @Min(0)
+    @Max(1000)
     @JsonPropertyDescription("Number of executor nodes (pods). Ignored while autoscaling is enabled: the autoscaler then owns the count.")
     public Integer replicas;
 
@@ -92,21 +98,25 @@ public class ExecutorClusterSpec {
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Longest idle sleep between acquisition cycles (bounds timer lateness). Executor default 1s.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "acquireInterval must be at least 1ms")
     public String acquireInterval;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: how long a node waits for the acquire lock per cycle. Executor default 10s.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockWaitTime must be at least 1ms")
     public String globalLockWaitTime;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: pause between tries for the acquire lock. Executor default 20ms.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockPollInterval must be at least 1ms")
     public String globalLockPollInterval;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: the database ends a lock holder idle or busy longer than this. Executor default 10s.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockMaxHold must be at least 1ms")
     public String globalLockMaxHold;
 
     @Pattern(DURATION)
@@ -123,11 +133,13 @@ public class ExecutorClusterSpec {
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("First retry delay; doubles per attempt with jitter. Executor default 1s.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "retryBackoff must be at least 1ms")
     public String retryBackoff;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Cap on the retry delay. Executor default 10m.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "retryBackoffMax must be at least 1ms")
     public String retryBackoffMax;
 
     @Min(1)
@@ -138,19 +150,23 @@ public class ExecutorClusterSpec {
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s, else the executor's 30s.")
+    @ValidationRule(value = "duration(self) >= duration('1s')", message = "shutdownGracePeriod must be at least 1s")
     public String shutdownGracePeriod;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("The longest a job of this cluster runs. A stopping node (scale-down, roll, drain) lets its running jobs finish for this long: it sets the defaults of jobTimeout (the same), shutdownGracePeriod (10s more) and terminationGracePeriodSeconds (shutdownGracePeriod plus 30s).")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "maxJobDuration must be at least 1ms")
     public String maxJobDuration;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Default maxJobDuration, else the executor's 15m.")
+    @ValidationRule(value = "duration(self) >= duration('1ms')", message = "jobTimeout must be at least 1ms")
     public String jobTimeout;
 
     @Size(max = 100)
+    @ValidationRule(value = "self.all(type, duration(self[type]) >= duration('1ms'))", message = "every jobTimeouts entry must be at least 1ms")
     @JsonPropertyDescription("jobTimeout per job type, e.g. {report: 2h, http: 30s}; types not listed use jobTimeout.")
     public Map<String, @Pattern(DURATION) @Size(max = 32) String> jobTimeouts;
 
@@ -162,6 +178,7 @@ public class ExecutorClusterSpec {
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("How long a starting node keeps retrying the database (connection, migrations) before it exits with the cause; meanwhile it is alive but not ready. Executor default 5m.")
+    @ValidationRule(value = "duration(self) >= duration('1s')", message = "startupTimeout must be at least 1s")
     public String startupTimeout;
 
     @Pattern("^[a-z_][a-z0-9_]{0,49}$")
@@ -208,6 +225,6 @@ public class ExecutorClusterSpec {
 
     @Min(1)
     @Max(86400)
-    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed; keep it above shutdownGracePeriod so running jobs finish. Default shutdownGracePeriod plus 30s (60).")
+    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed: at least 10s more than the shutdown grace period, so running jobs finish and the node releases its locks. Default shutdownGracePeriod plus 30s (60).")
     public Long terminationGracePeriodSeconds;
 }

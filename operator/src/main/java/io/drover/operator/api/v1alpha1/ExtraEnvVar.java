@@ -13,7 +13,8 @@ import io.fabric8.generator.annotation.ValidationRule;
  * refuses {@code valueFrom} (a Secret reaches executors only through the fields the operator
  * checks for the opt-in label) and the variables the operator owns: the executor settings that
  * have their own field, the database connection, the API tokens and the JVM's option variables
- * (which would bypass the checks of {@code jvmOptions}). Names are compared as the executor's
+ * (which would bypass the checks of {@code jvmOptions}), and the node's name (DROVER_NODENAME,
+ * HOSTNAME): two pods with one name would release each other's locks. Names are compared as the executor's
  * configuration reads them: case-insensitive, with '.' and '-' as '_'.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -39,7 +40,7 @@ public class ExtraEnvVar {
             + " 'DROVER_GLOBALLOCKMAXHOLD', 'DROVER_LOCKEXPIRY', 'DROVER_MAXATTEMPTS', 'DROVER_RETRYBACKOFF',"
             + " 'DROVER_RETRYBACKOFFMAX', 'DROVER_COMPLETIONBATCHSIZE', 'DROVER_SHUTDOWNGRACEPERIOD', 'DROVER_JOBTIMEOUT',"
             + " 'DROVER_JOBTIMEOUTS', 'DROVER_MAXCRASHES', 'DROVER_STARTUPTIMEOUT', 'DROVER_SCHEMA',"
-            + " 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH']";
+            + " 'DROVER_NODENAME', 'HOSTNAME', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH']";
 
     @Required
     @Size(min = 1, max = 256)
