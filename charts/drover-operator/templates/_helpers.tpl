@@ -66,6 +66,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [keda.sh]
   resources: [scaledobjects, triggerauthentications]
   verbs: [get, list, watch, create, update, patch, delete]
+# Read only: the executor pods' status, for the root cause of nodes that are not ready
+# (scheduler message, image pull error, the executor's termination message). Never create or delete.
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, watch]
+# Events on ExecutorClusters (kubectl describe ec); a repeat updates the first one's series.
+- apiGroups: [events.k8s.io]
+  resources: [events]
+  verbs: [get, create, patch]
 # Read only: whether KEDA's HPA still scales a StatefulSet (the operator never writes replicas then).
 - apiGroups: [autoscaling]
   resources: [horizontalpodautoscalers]

@@ -257,6 +257,37 @@ class DroverE2E {
         assertThat(kube.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster").inNamespace(NS).withName("invalid").get()).isNull();
     }
 
+    /**
+     * What a new user runs into first, told by the resource itself: a wrong password (the
+     * executor's own words, from its termination message) and a pod no node can hold (the
+     * scheduler's message).
+     */
+    @Test
+    @Order(8)
+    void aClusterThatCannotRunSaysWhyInItsConditions() {
+        kube.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("wrong-db")
+                .addToLabels("drover.io/executor-secret", "true").endMetadata()
+                .addToStringData("username", "drover").addToStringData("password", "not-the-password").build()).serverSideApply();
+        apply(clusterYaml("wrongpw", 1, 2).replace("credentialsSecret: {name: jobs-db}", "credentialsSecret: {name: wrong-db}"));
+        apply(clusterYaml("toobig", 1, 2).replace("requests: {cpu: 100m, memory: 384Mi}", "requests: {cpu: \"64\", memory: 384Mi}"));
+        try {
+            await("wrongpw Degraded DatabaseAuthenticationFailed").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> String.valueOf(k.condition(NS, "wrongpw", "Degraded")), c -> c.contains("DatabaseAuthenticationFailed"));
+            Map<?, ?> degraded = k.condition(NS, "wrongpw", "Degraded");
+            log("wrongpw: " + degraded);
+            assertThat(String.valueOf(degraded.get("message"))).contains("wrongpw-0", "password authentication failed", "28P01");
+            assertThat(String.valueOf(k.condition(NS, "wrongpw", "Ready").get("reason"))).isEqualTo("DatabaseAuthenticationFailed");
+
+            await("toobig Degraded Unschedulable").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> String.valueOf(k.condition(NS, "toobig", "Degraded")), c -> c.contains("Unschedulable"));
+            Map<?, ?> unschedulable = k.condition(NS, "toobig", "Degraded");
+            log("toobig: " + unschedulable);
+            assertThat(String.valueOf(unschedulable.get("message"))).contains("toobig-0 cannot be scheduled", "Insufficient cpu");
+        } finally {
+            kubectl("delete", "executorcluster", "wrongpw", "toobig", "-n", NS, "--wait=true");
+        }
+    }
+
     @Test
     @Order(9)
     void deletingTheClusterRemovesWhatItOwnedAndLeavesTheDatabase() throws Exception {

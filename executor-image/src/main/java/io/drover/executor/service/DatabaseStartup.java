@@ -27,11 +27,35 @@ final class DatabaseStartup {
         void run() throws Exception;
     }
 
-    /** The node cannot start; the message is the cause, in one line. */
+    /**
+     * The node cannot start; the message is the cause, in one line, and the reason a word for
+     * it that the operator shows as the ExecutorCluster's condition reason (it reads it from the
+     * pod's termination message, "Reason: cause").
+     */
     static final class Failed extends Exception {
-        Failed(String message, Throwable cause) {
+        private final String reason;
+
+        Failed(String reason, String message, Throwable cause) {
             super(message, cause);
+            this.reason = reason;
         }
+
+        String reason() {
+            return reason;
+        }
+    }
+
+    /** The reason word of a failure: what the operator and the user see first. */
+    static String reason(Throwable e, boolean timedOut) {
+        SQLException sql = sqlException(e);
+        String state = sql == null || sql.getSQLState() == null ? "" : sql.getSQLState();
+        return switch (state) {
+            case "28P01", "28000" -> "DatabaseAuthenticationFailed";
+            case "3D000" -> "DatabaseNotFound";
+            case "42501" -> "DatabasePermissionDenied";
+            default -> timedOut && (state.startsWith("08") || (sql == null && transientWithoutSql(e)))
+                    ? "DatabaseUnreachable" : "MigrationFailed";
+        };
     }
 
     private DatabaseStartup() {
@@ -60,10 +84,10 @@ final class DatabaseStartup {
                 boolean permanent = sql == null ? !transientWithoutSql(e)
                         : sql.getSQLState() != null && PERMANENT.contains(sql.getSQLState());
                 if (permanent) {
-                    throw new Failed(what + " failed: " + cause, e);
+                    throw new Failed(reason(e, false), what + " failed: " + cause, e);
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new Failed(what + " still failing after startupTimeout " + timeout + ": " + cause, e);
+                    throw new Failed(reason(e, true), what + " still failing after startupTimeout " + timeout + ": " + cause, e);
                 }
                 if (!cause.equals(last)) {
                     LOG.warnf("%s failing, retrying for up to %s: %s", what, timeout, cause);

@@ -65,6 +65,14 @@ public interface DroverConfig {
     @WithDefault("5m")
     Duration startupTimeout();
 
+    /**
+     * Where a node that cannot start writes "Reason: cause" (e.g. "DatabaseAuthenticationFailed:
+     * ..."): the container's termination message file, which the kubelet copies into the pod's
+     * status for the operator to read.
+     */
+    @WithDefault("/dev/termination-log")
+    java.nio.file.Path terminationMessagePath();
+
     /** Set false to run the service without executing jobs (e.g. an API-only deployment). */
     Optional<Boolean> enabled();
 

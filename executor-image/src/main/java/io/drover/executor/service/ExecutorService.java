@@ -37,7 +37,6 @@ import java.util.Optional;
 public class ExecutorService {
     private static final Logger LOG = Logger.getLogger(ExecutorService.class);
     /** Where Kubernetes reads a container's last words (terminationMessagePath's default). */
-    private static final Path TERMINATION_LOG = Path.of("/dev/termination-log");
 
     private final DroverConfig config;
     private final ExecutorSettings settings;
@@ -87,21 +86,28 @@ public class ExecutorService {
             }
             started = true;
         } catch (DatabaseStartup.Failed e) {
-            fail(e.getMessage(), e);
+            fail(e.reason(), e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // shutting down while starting
         } catch (RuntimeException e) {
-            fail("Start-up failed: " + DatabaseStartup.cause(e), e);
+            fail("StartupFailed", "Start-up failed: " + DatabaseStartup.cause(e), e);
         }
     }
 
-    /** Ends the process with the cause as its last words: the log, and the pod's termination message. */
-    private void fail(String cause, Throwable e) {
-        LOG.error(cause, e);
+    /**
+     * Ends the process with the cause as its last words: the log, and the pod's termination
+     * message "Reason: cause" (drover.terminationMessagePath), which the operator reads from the
+     * pod's status to say in the ExecutorCluster's conditions why the node cannot start.
+     */
+    private void fail(String reason, String cause, Throwable e) {
+        LOG.error(reason + ": " + cause, e);
         waitingFor = "failed: " + cause;
         try {
-            if (Files.isWritable(TERMINATION_LOG)) {
-                Files.writeString(TERMINATION_LOG, cause, StandardCharsets.UTF_8);
+            Path path = config.terminationMessagePath();
+            if (Files.isWritable(path) || (!Files.exists(path) && path.getParent() != null && Files.isWritable(path.getParent()))) {
+                // The kubelet keeps at most 4096 bytes; one line is what is needed.
+                String line = reason + ": " + cause;
+                Files.writeString(path, line.length() > 4000 ? line.substring(0, 4000) : line, StandardCharsets.UTF_8);
             }
         } catch (Exception ignored) {
             // the log has it

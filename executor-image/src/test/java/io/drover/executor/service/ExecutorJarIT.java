@@ -113,13 +113,34 @@ class ExecutorJarIT {
     @Test
     void aDatabaseThatDoesNotExistEndsStartupAtOnceWithTheCause() throws Exception {
         Path log = Files.createTempFile("drover-nodb", ".log");
+        Path termination = Files.createTempFile("drover-nodb", ".termination");
         String url = TestDatabase.jdbcUrl().replaceFirst("/postgres(\\?|$)", "/no_such_db$1");
         Process p = launch(Map.of("QUARKUS_HTTP_PORT", Integer.toString(freePort()), "DROVER_SCHEMA", "jar_nodb",
-                "QUARKUS_DATASOURCE_JDBC_URL", url, "DROVER_STARTUPTIMEOUT", "10m"), log);
+                "QUARKUS_DATASOURCE_JDBC_URL", url, "DROVER_STARTUPTIMEOUT", "10m",
+                "DROVER_TERMINATIONMESSAGEPATH", termination.toString()), log);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("gave up without waiting for startupTimeout").isTrue();
         assertThat(p.exitValue()).isNotZero();
         assertThat(Files.readString(log)).contains("Migrating the schema jar_nodb failed:")
                 .contains("\"no_such_db\" does not exist (SQLState 3D000)");
+        // The pod's termination message: what the operator shows in the ExecutorCluster's conditions.
+        assertThat(Files.readString(termination)).startsWith("DatabaseNotFound: Migrating the schema jar_nodb failed:")
+                .contains("(SQLState 3D000)").doesNotContain("\n");
+    }
+
+    @Test
+    void aRefusedLoginEndsStartupAtOnceNamingTheReason() throws Exception {
+        // The embedded server trusts every password; a role that does not exist is refused the
+        // same way a wrong password is on RDS (SQLState class 28). (Its JDBC URL names the user.)
+        Path log = Files.createTempFile("drover-badpw", ".log");
+        Path termination = Files.createTempFile("drover-badpw", ".termination");
+        Process p = launch(Map.of("QUARKUS_HTTP_PORT", Integer.toString(freePort()), "DROVER_SCHEMA", "jar_badpw",
+                "QUARKUS_DATASOURCE_USERNAME", "no_such_role", "DROVER_STARTUPTIMEOUT", "10m",
+                "QUARKUS_DATASOURCE_JDBC_URL", TestDatabase.jdbcUrl().replace("user=postgres", "user=no_such_role"),
+                "DROVER_TERMINATIONMESSAGEPATH", termination.toString()), log);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("gave up without waiting for startupTimeout").isTrue();
+        assertThat(p.exitValue()).isNotZero();
+        assertThat(Files.readString(termination)).startsWith("DatabaseAuthenticationFailed: Migrating the schema jar_badpw failed:")
+                .contains("no_such_role").contains("SQLState 28000");
     }
 
     private int status(URI uri) {

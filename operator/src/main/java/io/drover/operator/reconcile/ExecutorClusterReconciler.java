@@ -11,10 +11,14 @@ import io.drover.operator.resources.ExecutorServices;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
+import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.ClusterStatus;
+import io.drover.operator.status.Conditions;
+import io.drover.operator.status.PodProblems;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -29,6 +33,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import jakarta.inject.Inject;
@@ -36,6 +41,8 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -52,10 +59,17 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     static final String FIELD_MANAGER = "drover-operator";
     /** Pod template hash of the StatefulSet spec the operator last wrote (replicas excluded). */
     static final String SPEC_HASH = "drover.io/spec-hash";
+    static final String SETTINGS_HASH = "drover.io/settings-hash";
+    static final String SECRETS_HASH = "drover.io/secrets-hash";
     private static final Logger LOG = Logger.getLogger(ExecutorClusterReconciler.class);
 
     @Inject
     OperatorConfig config;
+
+    private final ClusterEvents events = new ClusterEvents();
+
+    /** The executor pods' informer (prepareEventSources). */
+    private volatile InformerEventSource<Pod, ExecutorCluster> pods;
 
     @Override
     public List<EventSource<?, ExecutorCluster>> prepareEventSources(EventSourceContext<ExecutorCluster> context) {
@@ -65,9 +79,20 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 .withLabelSelector(Labels.MANAGED_SELECTOR)
                 .withNamespacesInheritedFromController()
                 .build(), context);
+        // Executor pods, for the root cause of nodes that are not ready (PodProblems). They are
+        // owned by the StatefulSet, not the cluster: mapped back by the instance label.
+        pods = new InformerEventSource<>(InformerEventSourceConfiguration
+                .from(Pod.class, ExecutorCluster.class)
+                .withLabelSelector(Labels.MANAGED_SELECTOR)
+                .withSecondaryToPrimaryMapper(pod -> {
+                    String cluster = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(Labels.INSTANCE);
+                    return cluster == null ? Set.of() : Set.of(new ResourceID(cluster, pod.getMetadata().getNamespace()));
+                })
+                .withNamespacesInheritedFromController()
+                .build(), context);
         // No Secret informer: the operator may only get the Secrets clusters name (ReferencedSecrets),
         // and reads them again every secretRecheckInterval to notice a rotated password.
-        return List.of(statefulSets);
+        return List.of(statefulSets, pods);
     }
 
     @Override
@@ -82,7 +107,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                     + images.describe() + "; drover.operator.allowedImages)";
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
             var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for an allowed image", "ImageNotAllowed", message);
-            return status(ec, current, findings);
+            return status(ec, current, findings, client);
         }
 
         ReferencedSecrets.Result secrets = ReferencedSecrets.read(client, ec);
@@ -91,7 +116,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), secrets.problemMessage());
             var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for the referenced Secret",
                     secrets.problemReason(), secrets.problemMessage());
-            return status(ec, current, findings).rescheduleAfter(config.secretRecheckInterval());
+            return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
         ConfigMap configMap = ExecutorConfig.configMap(ec);
@@ -115,11 +140,14 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, object -> apply(ec, client, object));
 
+        String settingsHash = ReferencedSecrets.sha256(String.valueOf(configMap.getData()));
+        String secretsHash = ReferencedSecrets.sha256(secrets.fingerprint() + "|" + generatedTokens);
         String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secrets.fingerprint() + "|" + generatedTokens);
-        StatefulSet sts = upsertStatefulSet(ec, client, current, configHash, replicas(ec, current, autoscaling));
+        StatefulSet sts = upsertStatefulSet(ec, client, current, configHash, settingsHash, secretsHash,
+                replicas(ec, current, autoscaling));
 
         var findings = ClusterStatus.Findings.ok(autoscaling.active(), autoscaling.reason(), autoscaling.message());
-        UpdateControl<ExecutorCluster> control = status(ec, sts, findings);
+        UpdateControl<ExecutorCluster> control = status(ec, sts, findings, client);
         Duration next = config.secretRecheckInterval();
         if (Autoscaler.wanted(ec) && !autoscaling.active() && config.kedaRecheckInterval().compareTo(next) < 0) {
             // KEDA may be installed later, or its ScaledObject may become ready: look again.
@@ -151,34 +179,70 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * reconciliation retries with fresh data, so a stale count is never written back.
      */
     private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current,
-                                          String configHash, int replicas) {
+                                          String configHash, String settingsHash, String secretsHash, int replicas) {
         StatefulSet desired = ExecutorStatefulSet.build(ec, config.executorImage(), config.executorImagePullPolicy(),
                 configHash, replicas);
         String specHash = ReferencedSecrets.sha256(String.valueOf(desired.getSpec().toBuilder().withReplicas(0).build()));
-        desired.getMetadata().getAnnotations().put(SPEC_HASH, specHash);
+        Map<String, String> annotations = desired.getMetadata().getAnnotations();
+        annotations.put(SPEC_HASH, specHash);
+        // On the StatefulSet, not its pod template (changing them rolls nothing): they let the
+        // next roll say whether the settings or a Secret changed.
+        annotations.put(SETTINGS_HASH, settingsHash);
+        annotations.put(SECRETS_HASH, secretsHash);
         own(ec, desired);
         if (current == null) {
             StatefulSet existing = client.resource(desired).get();
             if (existing == null) {
                 LOG.infof("%s/%s: creating executor StatefulSet with %d nodes", ec.getMetadata().getNamespace(),
                         ec.getMetadata().getName(), replicas);
-                return client.resource(desired).create();
+                StatefulSet created = client.resource(desired).create();
+                events.normal(client, ec, "Created", "Create", "Created executor StatefulSet " + desired.getMetadata().getName()
+                        + " with " + replicas + " node" + (replicas == 1 ? "" : "s"));
+                return created;
             }
             current = existing;
         }
-        String currentHash = current.getMetadata().getAnnotations() == null ? null : current.getMetadata().getAnnotations().get(SPEC_HASH);
-        if (specHash.equals(currentHash) && Objects.equals(current.getSpec().getReplicas(), replicas)) {
+        Map<String, String> was = current.getMetadata().getAnnotations() == null ? Map.of() : current.getMetadata().getAnnotations();
+        boolean templateChanged = !specHash.equals(was.get(SPEC_HASH));
+        Integer wasReplicas = current.getSpec().getReplicas();
+        if (!templateChanged && Objects.equals(wasReplicas, replicas)) {
             return current;
         }
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
-                specHash.equals(currentHash) ? "replicas " + current.getSpec().getReplicas() + " -> " + replicas : "pod template");
+                templateChanged ? "pod template" : "replicas " + wasReplicas + " -> " + replicas);
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
-        return client.resource(desired).update();
+        StatefulSet updated = client.resource(desired).update();
+        if (templateChanged) {
+            events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + rollCause(was, settingsHash, secretsHash));
+        }
+        if (!Objects.equals(wasReplicas, replicas)) {
+            events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
+        }
+        return updated;
     }
 
-    /** Created once and never rewritten: producers hold its tokens (ApiTokens). */
-    /** @return the token Secret's uid:resourceVersion (nothing of its values), for the roll hash */
-    private static String ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
+    /** Why the pod template changed, for the RollingUpdate event. */
+    static String rollCause(Map<String, String> was, String settingsHash, String secretsHash) {
+        boolean settings = was.containsKey(SETTINGS_HASH) && !settingsHash.equals(was.get(SETTINGS_HASH));
+        boolean secret = was.containsKey(SECRETS_HASH) && !secretsHash.equals(was.get(SECRETS_HASH));
+        if (settings && secret) {
+            return "the settings and a referenced Secret changed";
+        }
+        if (settings) {
+            return "the settings changed";
+        }
+        if (secret) {
+            return "a referenced Secret changed (e.g. a rotated password or API token)";
+        }
+        return "the pod template changed (image, resources, placement, JVM options, env or an operator upgrade)";
+    }
+
+    /**
+     * Created once and never rewritten: producers hold its tokens (ApiTokens).
+     *
+     * @return the token Secret's uid:resourceVersion (nothing of its values), for the roll hash
+     */
+    private String ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
         var secrets = client.secrets().inNamespace(ec.getMetadata().getNamespace());
         Secret existing = secrets.withName(Names.apiTokens(ec)).get();
         if (existing == null) {
@@ -188,6 +252,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 existing = secrets.resource(tokens).create();
                 LOG.infof("%s/%s: generated the API tokens in Secret %s", ec.getMetadata().getNamespace(),
                         ec.getMetadata().getName(), Names.apiTokens(ec));
+                events.normal(client, ec, "TokensGenerated", "Create", "Generated the API tokens in Secret " + Names.apiTokens(ec)
+                        + " (token: read-write, readToken: read-only)");
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409) { // created meanwhile: keep the one that exists
                     throw e;
@@ -211,10 +277,39 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 .build()));
     }
 
-    private static UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings) {
+    private UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings,
+                                                  KubernetesClient client) {
         ExecutorCluster patch = statusPatch(ec);
-        patch.setStatus(ClusterStatus.of(ec, sts, findings));
+        patch.setStatus(ClusterStatus.of(ec, sts, findings.withPods(PodProblems.find(podsOf(ec)))));
+        degradedEvents(ec, patch.getStatus(), client);
         return UpdateControl.patchStatus(patch);
+    }
+
+    /** A Warning when Degraded turns True or changes its reason; Normal "Recovered" when it clears. */
+    private void degradedEvents(ExecutorCluster ec, io.drover.operator.api.v1alpha1.ExecutorClusterStatus next, KubernetesClient client) {
+        var before = ec.getStatus() == null ? null : condition(ec.getStatus().conditions, Conditions.DEGRADED);
+        var after = condition(next.conditions, Conditions.DEGRADED);
+        boolean wasDegraded = before != null && "True".equals(before.getStatus());
+        if (after != null && "True".equals(after.getStatus())) {
+            if (!wasDegraded || !Objects.equals(before.getReason(), after.getReason())) {
+                events.warning(client, ec, after.getReason(), "Diagnose", after.getMessage());
+            }
+        } else if (wasDegraded) {
+            events.normal(client, ec, "Recovered", "Diagnose", "No longer degraded (was " + before.getReason() + ")");
+        }
+    }
+
+    private static io.fabric8.kubernetes.api.model.Condition condition(List<io.fabric8.kubernetes.api.model.Condition> list, String type) {
+        return list == null ? null : list.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
+    }
+
+    private List<Pod> podsOf(ExecutorCluster ec) {
+        if (pods == null) {
+            return List.of();
+        }
+        String name = ec.getMetadata().getName();
+        return pods.list(ec.getMetadata().getNamespace(), p -> p.getMetadata().getLabels() != null
+                && name.equals(p.getMetadata().getLabels().get(Labels.INSTANCE))).toList();
     }
 
     /**

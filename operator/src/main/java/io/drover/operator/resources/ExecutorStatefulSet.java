@@ -101,6 +101,10 @@ public final class ExecutorStatefulSet {
                 // restarts an executor whose engine stopped, never one waiting for the database.
                 .withStartupProbe(probe("/q/health/started", 2, 90))
                 .withReadinessProbe(probe("/q/health/ready", 5, 3))
+                // A node that cannot start writes "Reason: cause" to /dev/termination-log; any
+                // other crash leaves its last log lines there. The operator reads it from the
+                // pod's status (PodProblems): the cluster's conditions say why, without log access.
+                .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .withLivenessProbe(probe("/q/health/live", 10, 6))
                 .withNewSecurityContext()
                 .withAllowPrivilegeEscalation(false)

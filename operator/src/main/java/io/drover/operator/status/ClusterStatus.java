@@ -12,7 +12,8 @@ import java.util.Objects;
  * Derives an ExecutorCluster's status from its StatefulSet and what the reconciliation found.
  * Ready: every wanted executor is ready (a cluster scaled to zero is ready: it wakes on demand).
  * Progressing: a rollout or a scale is under way. Degraded: the operator cannot do its job
- * (the reason names what is wrong). Autoscaling: whether KEDA scales the cluster, and if not why.
+ * or its executor pods cannot run (the reason names what is wrong: the operator's own finding,
+ * or the pods' root cause from {@link PodProblems}). Autoscaling: whether KEDA scales the cluster, and if not why.
  */
 public final class ClusterStatus {
     private ClusterStatus() {
@@ -20,13 +21,24 @@ public final class ClusterStatus {
 
     /** What the reconciliation learned about autoscaling and problems, for the conditions. */
     public record Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
-                           String problemReason, String problemMessage) {
+                           String problemReason, String problemMessage, PodProblems.Problem podProblem) {
+        public Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
+                        String problemReason, String problemMessage) {
+            this(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage, null);
+        }
+
         public static Findings ok(boolean active, String reason, String message) {
-            return new Findings(active, reason, message, null, null);
+            return new Findings(active, reason, message, null, null, null);
         }
 
         public Findings withProblem(String reason, String message) {
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, reason, message);
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, reason, message, podProblem);
+        }
+
+        /** What the executor pods report (PodProblems): the root cause when nodes are not ready. */
+        public Findings withPods(java.util.Optional<PodProblems.Problem> problem) {
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
+                    problem.orElse(null));
         }
     }
 
@@ -72,12 +84,19 @@ public final class ClusterStatus {
                 conditions.set(Conditions.READY, true, "ScaledToZero", "No executor node is wanted now");
             } else if (ready >= desired) {
                 conditions.set(Conditions.READY, true, "NodesReady", ready + " of " + desired + " executor nodes ready");
+            } else if (findings.podProblem() != null) {
+                // The root cause, not the symptom: why the nodes that are not ready are not.
+                conditions.set(Conditions.READY, false, findings.podProblem().reason(),
+                        ready + " of " + desired + " executor nodes ready; " + findings.podProblem().message());
             } else {
                 conditions.set(Conditions.READY, false, "NodesNotReady", ready + " of " + desired + " executor nodes ready");
             }
         }
         if (findings.problemReason() != null) {
             conditions.set(Conditions.DEGRADED, true, findings.problemReason(), findings.problemMessage());
+        } else if (findings.podProblem() != null) {
+            // Pods that cannot be scheduled, pull their image or start need someone to act.
+            conditions.set(Conditions.DEGRADED, true, findings.podProblem().reason(), findings.podProblem().message());
         } else {
             conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");
         }

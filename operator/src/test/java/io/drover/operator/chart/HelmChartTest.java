@@ -146,6 +146,9 @@ class HelmChartTest {
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-other")).isFalse();
         assertThat(canI(sa, "create", "pods", "rbac-team")).isFalse();
+        assertThat(canI(sa, "watch", "pods", "rbac-team")).as("pod status, for root causes").isTrue();
+        assertThat(canI(sa, "delete", "pods", "rbac-team")).isFalse();
+        assertThat(canI(sa, "create", "events.events.k8s.io", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "networkpolicies.networking.k8s.io", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "networkpolicies.networking.k8s.io", "rbac-other")).isFalse();
         assertThat(canI(sa, "get", "customresourcedefinitions.apiextensions.k8s.io/executorclusters.drover.io", null)).isTrue();

@@ -2,6 +2,7 @@ package io.drover.operator.reconcile;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.resources.ExecutorStatefulSet;
+import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.Conditions;
 import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
@@ -12,6 +13,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
@@ -158,6 +162,9 @@ class ExecutorClusterReconcilerTest {
                 .containsExactly("TCP/5432");
         assertThat(netpol.getSpec().getEgress().get(1).getTo()).isEmpty();
 
+        assertThat(awaitEvent("jobs", "Created").getNote()).isEqualTo("Created executor StatefulSet jobs with 2 nodes");
+        assertThat(awaitEvent("jobs", "TokensGenerated").getType()).isEqualTo("Normal");
+
         ExecutorCluster withStatus = awaitCondition("jobs", Conditions.READY, "False", "NodesNotReady");
         assertThat(withStatus.getStatus().selector).isEqualTo("app.kubernetes.io/instance=jobs,app.kubernetes.io/name=drover-executor");
         assertThat(condition(withStatus, Conditions.AUTOSCALING).getReason()).isEqualTo("Disabled");
@@ -175,9 +182,14 @@ class ExecutorClusterReconcilerTest {
         String second = awaitHash("roll", first);
         assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get().getData()).containsEntry("DROVER_THREADS", "16");
 
+        assertThat(awaitEvent("roll", "RollingUpdate").getNote()).isEqualTo("Rolling the executors: the settings changed");
+
         Clusters.dbSecret(client, ns, "rotated");
         String third = awaitHash("roll", second);
         assertThat(third).isNotEqualTo(first);
+        org.awaitility.Awaitility.await("RollingUpdate event for the Secret").atMost(TIMEOUT)
+                .until(() -> events("roll", "RollingUpdate").stream().anyMatch(e -> e.getNote().equals(
+                        "Rolling the executors: a referenced Secret changed (e.g. a rotated password or API token)")));
 
         // A no-op reconciliation (e.g. a label on the CR) must not roll anything.
         StatefulSet before = client.apps().statefulSets().inNamespace(ns).withName("roll").get();
@@ -473,6 +485,72 @@ class ExecutorClusterReconcilerTest {
         edit("tls", c -> c.getSpec().networkPolicy.enabled = false);
         org.awaitility.Awaitility.await("NetworkPolicy removed").atMost(TIMEOUT)
                 .until(() -> client.network().v1().networkPolicies().inNamespace(ns).withName("tls").get() == null);
+    }
+
+    /**
+     * A node that cannot start: the kubelet copies its termination message into the pod's
+     * status, and the cluster's conditions carry it (no kubelet here: the test writes the pod
+     * status as the kubelet would).
+     */
+    @Test
+    @Order(12)
+    void theExecutorsOwnLastWordsReachTheConditions() {
+        Clusters.dbSecret(client, ns, "wrong");
+        Clusters.create(client, ns, Clusters.yaml("crash", "replicas: 1"));
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("crash").get());
+        assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getTerminationMessagePolicy())
+                .isEqualTo("FallbackToLogsOnError");
+        writeStatus(sts, 1, 0, 1, "r1", "r1");
+        Pod pod = client.pods().inNamespace(ns).resource(new PodBuilder()
+                .withNewMetadata().withName("crash-0").withLabels(sts.getSpec().getTemplate().getMetadata().getLabels()).endMetadata()
+                .withSpec(sts.getSpec().getTemplate().getSpec()).build()).create();
+        pod.setStatus(new PodStatusBuilder().withPhase("Running").addNewContainerStatus().withName("executor").withReady(false)
+                .withRestartCount(2).withImage("localhost/drover-executor:0.1.0").withImageID("").withNewState().withNewWaiting()
+                .withReason("CrashLoopBackOff").endWaiting().endState()
+                .withNewLastState().withNewTerminated().withExitCode(1).withMessage("DatabaseAuthenticationFailed: Migrating the schema"
+                        + " drover failed: FATAL: password authentication failed for user \"drover\" (SQLState 28P01)").endTerminated()
+                .endLastState().endContainerStatus().build());
+        client.pods().inNamespace(ns).resource(pod).updateStatus();
+
+        ExecutorCluster ec = awaitCondition("crash", Conditions.DEGRADED, "True", "DatabaseAuthenticationFailed");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).isEqualTo("pod crash-0: Migrating the schema drover failed:"
+                + " FATAL: password authentication failed for user \"drover\" (SQLState 28P01) (exit code 1, 2 restarts)");
+        assertThat(condition(ec, Conditions.READY).getReason()).isEqualTo("DatabaseAuthenticationFailed");
+        assertThat(condition(ec, Conditions.READY).getMessage()).startsWith("0 of 1 executor nodes ready; pod crash-0: ");
+        var warning = awaitEvent("crash", "DatabaseAuthenticationFailed");
+        assertThat(warning.getType()).isEqualTo("Warning");
+        assertThat(warning.getNote()).contains("password authentication failed");
+
+        // Fixed (the pod runs and is ready): the conditions follow.
+        Pod fresh = client.pods().inNamespace(ns).withName("crash-0").get();
+        fresh.setStatus(new PodStatusBuilder().withPhase("Running").addNewContainerStatus().withName("executor").withReady(true)
+                .withRestartCount(3).withImage("localhost/drover-executor:0.1.0").withImageID("").withNewState().withNewRunning()
+                .endRunning().endState().endContainerStatus().build());
+        client.pods().inNamespace(ns).resource(fresh).updateStatus();
+        writeStatus(sts, 1, 1, 1, "r1", "r1");
+        awaitCondition("crash", Conditions.DEGRADED, "False", "AsExpected");
+        awaitCondition("crash", Conditions.READY, "True", "NodesReady");
+        assertThat(awaitEvent("crash", "Recovered").getNote()).isEqualTo("No longer degraded (was DatabaseAuthenticationFailed)");
+
+        // Repeats within the series window add to the first event instead of flooding.
+        ClusterEvents recorder = new ClusterEvents();
+        ExecutorCluster crash = client.resources(ExecutorCluster.class).inNamespace(ns).withName("crash").get();
+        for (int i = 0; i < 3; i++) {
+            recorder.warning(client, crash, "TestRepeat", "Diagnose", "the same thing again");
+        }
+        assertThat(events("crash", "TestRepeat")).singleElement()
+                .satisfies(e -> assertThat(e.getSeries().getCount()).isEqualTo(3));
+    }
+
+    private io.fabric8.kubernetes.api.model.events.v1.Event awaitEvent(String cluster, String reason) {
+        return org.awaitility.Awaitility.await(reason + " event on " + cluster).atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+                .until(() -> events(cluster, reason), l -> !l.isEmpty()).get(0);
+    }
+
+    private List<io.fabric8.kubernetes.api.model.events.v1.Event> events(String cluster, String reason) {
+        return client.events().v1().events().inNamespace(ns).list().getItems().stream()
+                .filter(e -> e.getRegarding() != null && cluster.equals(e.getRegarding().getName()) && reason.equals(e.getReason()))
+                .toList();
     }
 
     private String awaitHash(String name, String previous) {

@@ -1,0 +1,137 @@
+package io.drover.operator.status;
+
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Why executor pods do not run, read from their status as the kubelet and the scheduler report
+ * it, so that the ExecutorCluster's conditions carry the root cause instead of "0 of 2 ready":
+ * the scheduler's message for an unschedulable pod, the image pull error, and for a crashing
+ * executor its own last words. A node that cannot start writes "Reason: cause" to its
+ * termination message (DatabaseAuthenticationFailed, DatabaseNotFound, DatabasePermissionDenied,
+ * DatabaseUnreachable, MigrationFailed, StartupFailed); the container's
+ * terminationMessagePolicy FallbackToLogsOnError gives the last log lines for any other crash.
+ * No log access is needed.
+ */
+public final class PodProblems {
+    /** A cause: a reason word (the condition's reason) and a message naming the pod. */
+    public record Problem(String reason, String message) {
+    }
+
+    private static final Set<String> IMAGE = Set.of("ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull");
+    private static final Set<String> CONFIG = Set.of("CreateContainerConfigError", "CreateContainerError", "RunContainerError");
+    private static final Set<String> EXECUTOR_REASONS = Set.of("DatabaseAuthenticationFailed", "DatabaseNotFound",
+            "DatabasePermissionDenied", "DatabaseUnreachable", "MigrationFailed", "StartupFailed");
+    private static final Pattern REASON_LINE = Pattern.compile("^([A-Z][A-Za-z]+): (.+)$", Pattern.DOTALL);
+    private static final int MAX_MESSAGE = 1024;
+
+    private PodProblems() {
+    }
+
+    /**
+     * The problem of the first pod (by name) that has one, noting how many other pods share
+     * its reason; empty when no pod reports a problem (e.g. still starting).
+     */
+    public static Optional<Problem> find(List<Pod> pods) {
+        List<Pod> sorted = new ArrayList<>(pods);
+        sorted.sort(Comparator.comparing(p -> p.getMetadata().getName()));
+        Problem first = null;
+        int same = 0;
+        for (Pod pod : sorted) {
+            Optional<Problem> p = of(pod);
+            if (p.isEmpty()) {
+                continue;
+            }
+            if (first == null) {
+                first = p.get();
+            } else if (first.reason().equals(p.get().reason())) {
+                same++;
+            }
+        }
+        if (first == null) {
+            return Optional.empty();
+        }
+        String message = same == 0 ? first.message() : first.message() + " (and " + same + " more pod" + (same == 1 ? "" : "s") + ")";
+        return Optional.of(new Problem(first.reason(), truncate(message)));
+    }
+
+    static Optional<Problem> of(Pod pod) {
+        String name = pod.getMetadata().getName();
+        if (pod.getStatus() == null) {
+            return Optional.empty();
+        }
+        if (pod.getStatus().getConditions() != null) {
+            for (PodCondition c : pod.getStatus().getConditions()) {
+                if ("PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason())) {
+                    return Optional.of(new Problem("Unschedulable", "pod " + name + " cannot be scheduled: " + oneLine(c.getMessage())));
+                }
+            }
+        }
+        if (pod.getStatus().getContainerStatuses() == null) {
+            return Optional.empty();
+        }
+        for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
+            var waiting = cs.getState() == null ? null : cs.getState().getWaiting();
+            String waitingReason = waiting == null ? null : waiting.getReason();
+            if (waitingReason != null && (IMAGE.contains(waitingReason) || CONFIG.contains(waitingReason))) {
+                return Optional.of(new Problem(waitingReason, "pod " + name + ": " + oneLine(waiting.getMessage())));
+            }
+            ContainerStateTerminated last = cs.getLastState() == null ? null : cs.getLastState().getTerminated();
+            ContainerStateTerminated now = cs.getState() == null ? null : cs.getState().getTerminated();
+            ContainerStateTerminated ended = now != null ? now : last;
+            boolean crashing = "CrashLoopBackOff".equals(waitingReason) || (now != null && nz(now.getExitCode()) != 0);
+            if (crashing && ended != null) {
+                return Optional.of(crash(name, cs, ended));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Problem crash(String pod, ContainerStatus cs, ContainerStateTerminated ended) {
+        String restarts = " (exit code " + nz(ended.getExitCode()) + ", " + nz(cs.getRestartCount()) + " restarts)";
+        if ("OOMKilled".equals(ended.getReason())) {
+            return new Problem("OOMKilled", "pod " + pod + " was killed for exceeding its memory limit" + restarts
+                    + ": raise resources.limits.memory, or find the job that needs so much (poison jobs are dead-lettered after maxCrashes)");
+        }
+        String words = ended.getMessage() == null ? "" : ended.getMessage().trim();
+        Matcher m = REASON_LINE.matcher(words);
+        if (m.matches() && EXECUTOR_REASONS.contains(m.group(1))) {
+            return new Problem(m.group(1), "pod " + pod + ": " + oneLine(m.group(2)) + restarts);
+        }
+        String lastLines = words.isEmpty() ? "no termination message" : lastLine(words);
+        return new Problem("CrashLoopBackOff", "pod " + pod + " keeps exiting" + restarts + ": " + lastLines);
+    }
+
+    /** The last non-empty line: with FallbackToLogsOnError the message is the log's tail. */
+    private static String lastLine(String text) {
+        String[] lines = text.split("\n");
+        for (int i = lines.length - 1; i >= 0; i--) {
+            if (!lines[i].isBlank()) {
+                return oneLine(lines[i]);
+            }
+        }
+        return "";
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.replaceAll("\\s+", " ").trim();
+    }
+
+    private static String truncate(String s) {
+        return s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE - 3) + "...";
+    }
+
+    private static int nz(Integer i) {
+        return i == null ? 0 : i;
+    }
+}

@@ -1,0 +1,112 @@
+package io.drover.operator.status;
+
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Pod statuses as the kubelet and scheduler write them, and the root cause each one yields. */
+class PodProblemsTest {
+
+    @Test
+    void aPodTheSchedulerCannotPlaceCarriesTheSchedulersMessage() {
+        Pod pod = pod("jobs-0").editStatus().addNewCondition().withType("PodScheduled").withStatus("False")
+                .withReason("Unschedulable").withMessage("0/2 nodes are available: 1 Insufficient cpu,\n 1 node(s) had untolerated taint.")
+                .endCondition().endStatus().build();
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("Unschedulable");
+            assertThat(p.message()).isEqualTo("pod jobs-0 cannot be scheduled: 0/2 nodes are available: 1 Insufficient cpu,"
+                    + " 1 node(s) had untolerated taint.");
+        });
+    }
+
+    @Test
+    void anImageThatCannotBePulledIsNamed() {
+        Pod pod = withContainer(pod("jobs-0"), new ContainerStatusBuilder().withName("executor").withNewState().withNewWaiting()
+                .withReason("ImagePullBackOff").withMessage("Back-off pulling image \"registry.example.com/drover:9\"")
+                .endWaiting().endState().build());
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("ImagePullBackOff");
+            assertThat(p.message()).contains("registry.example.com/drover:9");
+        });
+    }
+
+    @Test
+    void aCrashingExecutorIsReportedByItsOwnLastWords() {
+        Pod pod = withContainer(pod("jobs-1"), crashLooping(1, null,
+                "DatabaseAuthenticationFailed: Migrating the schema drover failed: FATAL: password authentication failed"
+                        + " for user \"drover\" (SQLState 28P01)"));
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("DatabaseAuthenticationFailed");
+            assertThat(p.message()).isEqualTo("pod jobs-1: Migrating the schema drover failed: FATAL: password authentication"
+                    + " failed for user \"drover\" (SQLState 28P01) (exit code 1, 3 restarts)");
+        });
+    }
+
+    @Test
+    void anyOtherCrashShowsTheLastLogLine() {
+        Pod pod = withContainer(pod("jobs-0"), crashLooping(1, "Error",
+                "2026-11-22 10:00:00 INFO starting\nException in thread \"main\" java.lang.NoClassDefFoundError: x\n\n"));
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("CrashLoopBackOff");
+            assertThat(p.message()).isEqualTo("pod jobs-0 keeps exiting (exit code 1, 3 restarts): Exception in thread \"main\""
+                    + " java.lang.NoClassDefFoundError: x");
+        });
+        // A line that looks like a reason but is not one of the executor's is not taken for one.
+        Pod other = withContainer(pod("jobs-0"), crashLooping(2, "Error", "Caused: something"));
+        assertThat(PodProblems.find(List.of(other))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo("CrashLoopBackOff"));
+    }
+
+    @Test
+    void anOomKillSaysSo() {
+        Pod pod = withContainer(pod("jobs-0"), crashLooping(137, "OOMKilled", null));
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("OOMKilled");
+            assertThat(p.message()).startsWith("pod jobs-0 was killed for exceeding its memory limit (exit code 137, 3 restarts)");
+        });
+    }
+
+    @Test
+    void healthyStartingOrOnceRestartedPodsHaveNoProblem() {
+        Pod running = withContainer(pod("jobs-0"), new ContainerStatusBuilder().withName("executor").withReady(true)
+                .withRestartCount(1).withNewState().withNewRunning().endRunning().endState()
+                .withNewLastState().withNewTerminated().withExitCode(1).withMessage("DatabaseUnreachable: gone").endTerminated().endLastState()
+                .build());
+        Pod starting = withContainer(pod("jobs-1"), new ContainerStatusBuilder().withName("executor").withNewState().withNewWaiting()
+                .withReason("ContainerCreating").endWaiting().endState().build());
+        Pod pending = pod("jobs-2").build();
+        assertThat(PodProblems.find(List.of(running, starting, pending))).isEmpty();
+    }
+
+    @Test
+    void theFirstPodSpeaksAndTheOthersWithTheSameCauseAreCounted() {
+        String words = "DatabaseUnreachable: Migrating the schema drover still failing after startupTimeout PT5M: Connection refused";
+        List<Pod> pods = List.of(withContainer(pod("jobs-2"), crashLooping(1, null, words)),
+                withContainer(pod("jobs-0"), crashLooping(1, null, words)),
+                withContainer(pod("jobs-1"), crashLooping(1, null, words)));
+        assertThat(PodProblems.find(pods)).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("DatabaseUnreachable");
+            assertThat(p.message()).startsWith("pod jobs-0: ").endsWith("(and 2 more pods)");
+        });
+    }
+
+    private static PodBuilder pod(String name) {
+        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus().withPhase("Pending").endStatus();
+    }
+
+    private static Pod withContainer(PodBuilder pod, io.fabric8.kubernetes.api.model.ContainerStatus status) {
+        return pod.editStatus().withPhase("Running").withContainerStatuses(status).endStatus().build();
+    }
+
+    private static io.fabric8.kubernetes.api.model.ContainerStatus crashLooping(int exitCode, String reason, String message) {
+        return new ContainerStatusBuilder().withName("executor").withRestartCount(3).withReady(false)
+                .withNewState().withNewWaiting().withReason("CrashLoopBackOff").withMessage("back-off 40s restarting failed container")
+                .endWaiting().endState()
+                .withNewLastState().withNewTerminated().withExitCode(exitCode).withReason(reason).withMessage(message)
+                .endTerminated().endLastState().build();
+    }
+}
