@@ -288,6 +288,40 @@ class DroverE2E {
         }
     }
 
+    /**
+     * Two bottlenecks induced on the real cluster and named by the resource: one thread running
+     * 200 ms jobs (HandlerBound), and acquisition one job per round trip feeding fast jobs
+     * (AcquisitionBound). The live figures show in `kubectl get ec`.
+     */
+    @Test
+    @Order(8)
+    void theFleetsFiguresAndItsBottleneckShowInKubectlGet() throws Exception {
+        JobTable slow = new JobTable(env, schema + "_hb");
+        JobTable paged = new JobTable(env, schema + "_p1");
+        apply(clusterYaml("handlerbound", 1, 1).replace("schema: " + schema + "\n", "schema: " + schema + "_hb\n"));
+        apply(clusterYaml("pageone", 1, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_p1\n")
+                .replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 1\n"));
+        try {
+            awaitReady("handlerbound", 1);
+            awaitReady("pageone", 1);
+            slow.enqueue("sleep", "200", 1500, 3);
+            paged.enqueue("noop", "", 200_000, 3);
+            for (String[] expected : new String[][] {{"handlerbound", "HandlerBound"}, {"pageone", "AcquisitionBound"}}) {
+                await(expected[0] + " Bottleneck " + expected[1]).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2))
+                        .until(() -> String.valueOf(k.condition(NS, expected[0], "Bottleneck")), c -> c.contains("reason=" + expected[1]));
+                log(expected[0] + ": " + k.condition(NS, expected[0], "Bottleneck").get("message"));
+            }
+            var table = kubectl("get", "executorcluster", "handlerbound", "pageone", "-n", NS);
+            log("kubectl get ec:\n" + table.output());
+            assertThat(table.output()).contains("NODES", "BACKLOG", "JOBS/S", "LAG", "BOTTLENECK", "HandlerBound", "AcquisitionBound");
+            Map<?, ?> fleet = (Map<?, ?>) ((Map<?, ?>) k.cluster(NS, "pageone").getAdditionalProperties().get("status")).get("fleet");
+            assertThat(((Number) fleet.get("jobsPerSecond")).doubleValue()).as("pageone jobs/s").isPositive();
+            assertThat(((Number) fleet.get("dueBacklog")).longValue()).as("pageone backlog").isPositive();
+        } finally {
+            kubectl("delete", "executorcluster", "handlerbound", "pageone", "-n", NS, "--wait=true");
+        }
+    }
+
     @Test
     @Order(9)
     void deletingTheClusterRemovesWhatItOwnedAndLeavesTheDatabase() throws Exception {

@@ -14,9 +14,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * drover_due_backlog: due, unlocked jobs (capped at 1,000,000). Refreshed in the background
- * every {@code backlogRefreshInterval}, so a scrape never waits on the database and ten
- * scrapers cost one query.
+ * drover_due_backlog: due, unlocked jobs (capped at 1,000,000); drover_due_lag_seconds: how
+ * late the oldest of them is; drover_dead_letters: dead letters (capped at 10,000). Refreshed
+ * in the background every {@code backlogRefreshInterval} with one query, so a scrape never waits
+ * on the database and ten scrapers cost one query. NaN while the database cannot be read.
  */
 @Singleton
 public class BacklogGauge {
@@ -25,6 +26,8 @@ public class BacklogGauge {
     private final JobQueries queries;
     private final DroverConfig config;
     private volatile double backlog = Double.NaN;
+    private volatile double lagSeconds = Double.NaN;
+    private volatile double deadLetters = Double.NaN;
     private ScheduledExecutorService scheduler;
 
     BacklogGauge(JobQueries queries, DroverConfig config, MeterRegistry registry) {
@@ -32,6 +35,12 @@ public class BacklogGauge {
         this.config = config;
         Gauge.builder("drover.due.backlog", this, g -> g.backlog)
                 .description("Due jobs not locked by any node (whole cluster, capped at 1,000,000)")
+                .register(registry);
+        Gauge.builder("drover.due.lag", this, g -> g.lagSeconds).baseUnit("seconds")
+                .description("How late the oldest due job no node holds is (whole cluster; 0 when none)")
+                .register(registry);
+        Gauge.builder("drover.dead.letters", this, g -> g.deadLetters)
+                .description("Dead letters (whole cluster, capped at 10,000)")
                 .register(registry);
     }
 
@@ -43,11 +52,30 @@ public class BacklogGauge {
 
     private void refresh() {
         try {
-            backlog = queries.dueBacklog();
+            JobQueries.DueFigures due = queries.dueFigures();
+            backlog = due.backlog();
+            lagSeconds = due.oldestLagSeconds();
+            deadLetters = due.deadLetters();
         } catch (Exception e) {
-            backlog = Double.NaN; // unknown, not zero: an autoscaler must not read an outage as "idle"
+            // unknown, not zero: an autoscaler must not read an outage as "idle"
+            backlog = Double.NaN;
+            lagSeconds = Double.NaN;
+            deadLetters = Double.NaN;
             LOG.debugf("Backlog refresh failed: %s", e.getMessage());
         }
+    }
+
+    /** The latest values, for the node's figures (NodeFiguresResource). */
+    public double backlog() {
+        return backlog;
+    }
+
+    public double lagSeconds() {
+        return lagSeconds;
+    }
+
+    public double deadLetters() {
+        return deadLetters;
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -66,14 +66,28 @@ public final class JobQueries {
         }
     }
 
-    /** The due-job backlog alone (what autoscaling follows), capped. */
-    public long dueBacklog() throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "select count(*) from (select 1 from " + t.job() + " where locked_by is null and due_at <= now()"
-                        + " limit " + COUNT_CAP + ") x");
+    /** Dead letters are counted up to here for the gauge: it is refreshed every few seconds on every node. */
+    public static final long DEAD_LETTER_GAUGE_CAP = 10_000;
+
+    /**
+     * The whole cluster's due work, for the gauges every node refreshes: due jobs no node
+     * holds (capped), how late the oldest of them is (0 when none), and dead letters (capped
+     * at {@link #DEAD_LETTER_GAUGE_CAP}). The first two walk the partial index the acquisition
+     * uses (job_acquire_idx: due_at, id where locked_by is null): min(due_at) is its first entry.
+     */
+    public record DueFigures(long backlog, double oldestLagSeconds, long deadLetters) {
+    }
+
+    public DueFigures dueFigures() throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("select"
+                + " (select count(*) from (select 1 from " + t.job() + " where locked_by is null and due_at <= now()"
+                + " limit " + COUNT_CAP + ") x),"
+                + " (select coalesce(extract(epoch from now() - min(due_at)), 0) from " + t.job()
+                + " where locked_by is null and due_at <= now()),"
+                + " (select count(*) from (select 1 from " + t.deadLetter() + " limit " + DEAD_LETTER_GAUGE_CAP + ") y)");
              ResultSet rs = ps.executeQuery()) {
             rs.next();
-            return rs.getLong(1);
+            return new DueFigures(rs.getLong(1), rs.getDouble(2), rs.getLong(3));
         }
     }
 

@@ -55,6 +55,24 @@ class MetricsAndHealthTest {
         }
         Jobs.await("backlog gauge refreshed to 0", Duration.ofSeconds(20), () ->
                 value(given().get("/q/metrics").then().extract().asString(), "drover_due_backlog") == 0);
+        String refreshed = given().get("/q/metrics").then().extract().asString();
+        assertThat(value(refreshed, "drover_due_lag_seconds")).as("no due job left: no lag").isZero();
+        assertThat(value(refreshed, "drover_dead_letters")).isGreaterThanOrEqualTo(5);
+
+        // The same figures as one JSON document, outside the token-guarded /api, for the operator.
+        var figures = given().get("/q/drover/node").then().statusCode(200).extract().jsonPath();
+        assertThat(figures.getString("lockMode")).isEqualTo("SkipLocked");
+        assertThat(figures.getInt("threads")).isEqualTo(8);
+        assertThat(figures.getInt("queueSize")).isEqualTo(1024);
+        assertThat(figures.getDouble("succeeded")).isGreaterThanOrEqualTo(300);
+        assertThat(figures.getDouble("deadLettered")).isGreaterThanOrEqualTo(5);
+        assertThat(figures.getDouble("executed")).isGreaterThanOrEqualTo(305);
+        assertThat(figures.getDouble("executionSeconds")).isPositive();
+        assertThat(figures.getDouble("acquisitions")).isPositive();
+        assertThat(figures.getDouble("acquiredJobs")).isGreaterThanOrEqualTo(305);
+        assertThat(figures.getDouble("started")).isGreaterThanOrEqualTo(300);
+        assertThat(figures.getDouble("dueBacklog")).isZero();
+        assertThat(figures.getDouble("deadLetters")).isGreaterThanOrEqualTo(5);
     }
 
     @Test

@@ -39,6 +39,16 @@ public interface OperatorConfig {
     @WithDefault("60s")
     Duration secretRecheckInterval();
 
+    /**
+     * How often the operator reads each executor's figures (GET /q/drover/node) into the
+     * cluster's status.fleet and its Bottleneck condition.
+     */
+    @WithDefault("15s")
+    Duration figuresInterval();
+
+    /** The operator's own namespace (the chart sets it from the pod): executors' NetworkPolicy admits it. */
+    java.util.Optional<String> podNamespace();
+
     LeaderElection leaderElection();
 
     interface LeaderElection {

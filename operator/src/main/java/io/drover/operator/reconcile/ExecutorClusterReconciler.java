@@ -3,6 +3,9 @@ package io.drover.operator.reconcile;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.config.OperatorConfig;
+import io.drover.operator.figures.Bottleneck;
+import io.drover.operator.figures.FigureScraper;
+import io.drover.operator.figures.FleetFigures;
 import io.drover.operator.resources.ApiTokens;
 import io.drover.operator.resources.ExecutorConfig;
 import io.drover.operator.resources.ExecutorDisruptionBudget;
@@ -40,6 +43,7 @@ import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -67,6 +71,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     OperatorConfig config;
 
     private final ClusterEvents events = new ClusterEvents();
+    private final FleetFigures fleet = new FleetFigures();
+    private final FigureScraper scraper = new FigureScraper(Duration.ofSeconds(2), ExecutorStatefulSet.HTTP_PORT);
 
     /** The executor pods' informer (prepareEventSources). */
     private volatile InformerEventSource<Pod, ExecutorCluster> pods;
@@ -133,7 +139,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                     .withName(Names.disruptionBudget(ec)).delete();
         }
         if (ExecutorNetworkPolicy.wanted(ec)) {
-            apply(ec, client, ExecutorNetworkPolicy.build(ec));
+            apply(ec, client, ExecutorNetworkPolicy.build(ec, config.podNamespace()));
         } else {
             client.resources(NetworkPolicy.class).inNamespace(ec.getMetadata().getNamespace())
                     .withName(Names.networkPolicy(ec)).delete();
@@ -148,7 +154,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
         var findings = ClusterStatus.Findings.ok(autoscaling.active(), autoscaling.reason(), autoscaling.message());
         UpdateControl<ExecutorCluster> control = status(ec, sts, findings, client);
-        Duration next = config.secretRecheckInterval();
+        Duration next = config.figuresInterval().compareTo(config.secretRecheckInterval()) < 0
+                ? config.figuresInterval() : config.secretRecheckInterval();
         if (Autoscaler.wanted(ec) && !autoscaling.active() && config.kedaRecheckInterval().compareTo(next) < 0) {
             // KEDA may be installed later, or its ScaledObject may become ready: look again.
             next = config.kedaRecheckInterval();
@@ -279,8 +286,19 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
     private UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings,
                                                   KubernetesClient client) {
+        List<Pod> clusterPods = podsOf(ec);
+        ClusterStatus.Findings found = findings.withPods(PodProblems.find(clusterPods));
+        if (sts != null) {
+            // Live figures from the executors themselves (never the database), and what they show.
+            FleetFigures.Snapshot snapshot = fleet.observe(ec.getMetadata().getUid(), scraper.read(clusterPods), Instant.now());
+            var spec = ec.getSpec();
+            var context = new Bottleneck.Context(spec.lockMode == null ? null : spec.lockMode.name(), findings.autoscalingActive(),
+                    sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas(),
+                    spec.autoscaling == null || spec.autoscaling.maxReplicas == null ? 0 : spec.autoscaling.maxReplicas);
+            found = found.withFigures(snapshot.status(), Bottleneck.diagnose(snapshot, context));
+        }
         ExecutorCluster patch = statusPatch(ec);
-        patch.setStatus(ClusterStatus.of(ec, sts, findings.withPods(PodProblems.find(podsOf(ec)))));
+        patch.setStatus(ClusterStatus.of(ec, sts, found));
         degradedEvents(ec, patch.getStatus(), client);
         return UpdateControl.patchStatus(patch);
     }

@@ -31,11 +31,18 @@ public final class ExecutorNetworkPolicy {
         return n == null || n.enabled == null || n.enabled;
     }
 
-    public static NetworkPolicy build(ExecutorCluster ec) {
+    /**
+     * @param operatorNamespace where the operator runs, when known: its pods may read the
+     *                          executors' figures (GET /q/drover/node) for the cluster's status
+     */
+    public static NetworkPolicy build(ExecutorCluster ec, java.util.Optional<String> operatorNamespace) {
         NetworkPolicySpec n = ec.getSpec().networkPolicy != null ? ec.getSpec().networkPolicy : new NetworkPolicySpec();
         List<NetworkPolicyPeer> clients = new ArrayList<>();
         clients.add(new NetworkPolicyPeerBuilder().withNewPodSelector()
                 .addToMatchLabels(Labels.CLIENT, ec.getMetadata().getName()).endPodSelector().build());
+        operatorNamespace.ifPresent(ns -> clients.add(new NetworkPolicyPeerBuilder()
+                .withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", ns).endNamespaceSelector()
+                .withNewPodSelector().addToMatchLabels(Labels.NAME, Labels.OPERATOR).endPodSelector().build()));
         if (n.from != null) {
             clients.addAll(n.from);
         }

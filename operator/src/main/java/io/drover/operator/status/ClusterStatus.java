@@ -2,6 +2,8 @@ package io.drover.operator.status;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
+import io.drover.operator.api.v1alpha1.FleetStatus;
+import io.drover.operator.figures.Bottleneck;
 import io.drover.operator.resources.Labels;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
@@ -21,24 +23,31 @@ public final class ClusterStatus {
 
     /** What the reconciliation learned about autoscaling and problems, for the conditions. */
     public record Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
-                           String problemReason, String problemMessage, PodProblems.Problem podProblem) {
+                           String problemReason, String problemMessage, PodProblems.Problem podProblem,
+                           FleetStatus fleet, Bottleneck.Diagnosis bottleneck) {
         public Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
                         String problemReason, String problemMessage) {
-            this(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage, null);
+            this(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage, null, null, null);
         }
 
         public static Findings ok(boolean active, String reason, String message) {
-            return new Findings(active, reason, message, null, null, null);
+            return new Findings(active, reason, message, null, null);
         }
 
         public Findings withProblem(String reason, String message) {
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, reason, message, podProblem);
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, reason, message, podProblem, fleet, bottleneck);
         }
 
         /** What the executor pods report (PodProblems): the root cause when nodes are not ready. */
         public Findings withPods(java.util.Optional<PodProblems.Problem> problem) {
             return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
-                    problem.orElse(null));
+                    problem.orElse(null), fleet, bottleneck);
+        }
+
+        /** The fleet's live figures and the bottleneck they show. */
+        public Findings withFigures(FleetStatus figures, Bottleneck.Diagnosis diagnosis) {
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
+                    podProblem, figures, diagnosis);
         }
     }
 
@@ -101,6 +110,11 @@ public final class ClusterStatus {
             conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");
         }
         conditions.set(Conditions.AUTOSCALING, findings.autoscalingActive(), findings.autoscalingReason(), findings.autoscalingMessage());
+        Bottleneck.Diagnosis diagnosis = findings.bottleneck() != null ? findings.bottleneck()
+                : new Bottleneck.Diagnosis("Unknown", "NoFigures", "No executor node answered with its figures");
+        conditions.set(Conditions.BOTTLENECK, diagnosis.status(), diagnosis.reason(), diagnosis.message());
+        s.fleet = findings.fleet();
+        s.nodes = s.readyReplicas + "/" + s.desiredReplicas;
         s.conditions = conditions.list();
         return s;
     }

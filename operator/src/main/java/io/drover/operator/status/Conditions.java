@@ -17,6 +17,7 @@ public final class Conditions {
     public static final String PROGRESSING = "Progressing";
     public static final String DEGRADED = "Degraded";
     public static final String AUTOSCALING = "Autoscaling";
+    public static final String BOTTLENECK = "Bottleneck";
 
     private final List<Condition> previous;
     private final long generation;
@@ -28,7 +29,11 @@ public final class Conditions {
     }
 
     public Conditions set(String type, boolean status, String reason, String message) {
-        String s = status ? "True" : "False";
+        return set(type, status ? "True" : "False", reason, message);
+    }
+
+    /** With status "True", "False" or "Unknown". */
+    public Conditions set(String type, String s, String reason, String message) {
         String since = previous.stream()
                 .filter(c -> c.getType().equals(type) && c.getStatus().equals(s))
                 .map(Condition::getLastTransitionTime)

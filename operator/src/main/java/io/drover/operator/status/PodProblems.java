@@ -34,6 +34,8 @@ public final class PodProblems {
             "DatabasePermissionDenied", "DatabaseUnreachable", "MigrationFailed", "StartupFailed");
     private static final Pattern REASON_LINE = Pattern.compile("^([A-Z][A-Za-z]+): (.+)$", Pattern.DOTALL);
     private static final int MAX_MESSAGE = 1024;
+    /** A container that crashed this recently and is not ready again is still crashing. */
+    static final java.time.Duration RECENT_CRASH = java.time.Duration.ofMinutes(10);
 
     private PodProblems() {
     }
@@ -89,7 +91,13 @@ public final class PodProblems {
             ContainerStateTerminated last = cs.getLastState() == null ? null : cs.getLastState().getTerminated();
             ContainerStateTerminated now = cs.getState() == null ? null : cs.getState().getTerminated();
             ContainerStateTerminated ended = now != null ? now : last;
-            boolean crashing = "CrashLoopBackOff".equals(waitingReason) || (now != null && nz(now.getExitCode()) != 0);
+            // Between two crashes the container runs again, not ready yet: still the same cause,
+            // or Degraded would flap with every restart. A crash long ago is not today's cause.
+            boolean restartedAfterRecentCrash = cs.getState() != null && cs.getState().getRunning() != null
+                    && !Boolean.TRUE.equals(cs.getReady()) && last != null && nz(last.getExitCode()) != 0
+                    && finishedWithin(last, RECENT_CRASH);
+            boolean crashing = "CrashLoopBackOff".equals(waitingReason) || (now != null && nz(now.getExitCode()) != 0)
+                    || restartedAfterRecentCrash;
             if (crashing && ended != null) {
                 return Optional.of(crash(name, cs, ended));
             }
@@ -129,6 +137,15 @@ public final class PodProblems {
 
     private static String truncate(String s) {
         return s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE - 3) + "...";
+    }
+
+    private static boolean finishedWithin(ContainerStateTerminated t, java.time.Duration d) {
+        try {
+            return t.getFinishedAt() != null
+                    && java.time.Instant.parse(t.getFinishedAt()).isAfter(java.time.Instant.now().minus(d));
+        } catch (java.time.format.DateTimeParseException e) {
+            return false;
+        }
     }
 
     private static int nz(Integer i) {

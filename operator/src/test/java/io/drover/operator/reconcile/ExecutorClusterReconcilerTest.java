@@ -168,6 +168,10 @@ class ExecutorClusterReconcilerTest {
         ExecutorCluster withStatus = awaitCondition("jobs", Conditions.READY, "False", "NodesNotReady");
         assertThat(withStatus.getStatus().selector).isEqualTo("app.kubernetes.io/instance=jobs,app.kubernetes.io/name=drover-executor");
         assertThat(condition(withStatus, Conditions.AUTOSCALING).getReason()).isEqualTo("Disabled");
+        assertThat(withStatus.getStatus().nodes).isEqualTo("0/2");
+        // No executor runs here (no kubelet): no figures, and the condition says so rather than guessing.
+        assertThat(condition(withStatus, Conditions.BOTTLENECK).getStatus()).isEqualTo("Unknown");
+        assertThat(condition(withStatus, Conditions.BOTTLENECK).getReason()).isEqualTo("NoFigures");
         assertThat(condition(withStatus, Conditions.DEGRADED).getStatus()).isEqualTo("False");
     }
 

@@ -62,6 +62,22 @@ class PodProblemsTest {
     }
 
     @Test
+    void betweenTwoCrashesTheCauseStays() {
+        Pod restarted = withContainer(pod("jobs-0"), new ContainerStatusBuilder().withName("executor").withReady(false)
+                .withRestartCount(1).withNewState().withNewRunning().endRunning().endState()
+                .withNewLastState().withNewTerminated().withExitCode(1).withFinishedAt(java.time.Instant.now().minusSeconds(5).toString())
+                .withMessage("DatabaseAuthenticationFailed: Migrating the schema drover failed: FATAL: password authentication failed")
+                .endTerminated().endLastState().build());
+        assertThat(PodProblems.find(List.of(restarted))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo("DatabaseAuthenticationFailed"));
+        Pod longAgo = withContainer(pod("jobs-0"), new ContainerStatusBuilder().withName("executor").withReady(false)
+                .withRestartCount(1).withNewState().withNewRunning().endRunning().endState()
+                .withNewLastState().withNewTerminated().withExitCode(137).withReason("OOMKilled")
+                .withFinishedAt(java.time.Instant.now().minus(java.time.Duration.ofHours(2)).toString())
+                .endTerminated().endLastState().build());
+        assertThat(PodProblems.find(List.of(longAgo))).as("a crash two hours ago is not why it is not ready now").isEmpty();
+    }
+
+    @Test
     void anOomKillSaysSo() {
         Pod pod = withContainer(pod("jobs-0"), crashLooping(137, "OOMKilled", null));
         assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {

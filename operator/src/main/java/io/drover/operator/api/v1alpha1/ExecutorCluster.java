@@ -16,12 +16,17 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(ExecutorCluster.GROUP)
 @Version(ExecutorCluster.VERSION)
 @ShortNames("ec")
-@AdditionalPrinterColumn(name = "Desired", type = AdditionalPrinterColumn.Type.INTEGER, jsonPath = ".status.desiredReplicas",
-        getDescription = "Executor nodes wanted now (spec.replicas, or the autoscaler's choice)")
-@AdditionalPrinterColumn(name = "Ready Nodes", type = AdditionalPrinterColumn.Type.INTEGER, jsonPath = ".status.readyReplicas",
-        getDescription = "Executor nodes that are ready")
+@AdditionalPrinterColumn(name = "Nodes", type = AdditionalPrinterColumn.Type.STRING, jsonPath = ".status.nodes",
+        getDescription = "Ready executor nodes / wanted ones")
 @AdditionalPrinterColumn(name = "Lock Mode", type = AdditionalPrinterColumn.Type.STRING, jsonPath = ".spec.lockMode")
-@AdditionalPrinterColumn(name = "Threads", type = AdditionalPrinterColumn.Type.INTEGER, jsonPath = ".spec.threads")
+@AdditionalPrinterColumn(name = "Backlog", type = AdditionalPrinterColumn.Type.INTEGER, jsonPath = ".status.fleet.dueBacklog",
+        getDescription = "Due jobs no node holds")
+@AdditionalPrinterColumn(name = "Jobs/s", type = AdditionalPrinterColumn.Type.NUMBER, jsonPath = ".status.fleet.jobsPerSecond",
+        getDescription = "Jobs finished per second over the last minute")
+@AdditionalPrinterColumn(name = "Lag", type = AdditionalPrinterColumn.Type.STRING, jsonPath = ".status.fleet.lag",
+        getDescription = "How late the oldest due job is")
+@AdditionalPrinterColumn(name = "Bottleneck", type = AdditionalPrinterColumn.Type.STRING,
+        jsonPath = ".status.conditions[?(@.type==\"Bottleneck\")].reason")
 @AdditionalPrinterColumn(name = "Ready", type = AdditionalPrinterColumn.Type.STRING,
         jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
 // The name becomes the StatefulSet's, whose pods carry a controller-revision-hash label of

@@ -32,6 +32,12 @@ public class ExecutorClusterStatus {
     @JsonPropertyDescription("Label selector of the executor pods (for the scale subresource).")
     public String selector;
 
-    @JsonPropertyDescription("Ready, Progressing, Degraded and Autoscaling, following Kubernetes condition conventions.")
+    @JsonPropertyDescription("Ready executor pods over wanted ones, e.g. 2/3 (for kubectl get).")
+    public String nodes;
+
+    @JsonPropertyDescription("Live figures of the fleet, read from the executors every figuresInterval.")
+    public FleetStatus fleet;
+
+    @JsonPropertyDescription("Ready, Progressing, Degraded, Autoscaling and Bottleneck, following Kubernetes condition conventions.")
     public List<Condition> conditions = new ArrayList<>();
 }
