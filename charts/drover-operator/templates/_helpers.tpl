@@ -60,9 +60,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [policy]
   resources: [poddisruptionbudgets]
   verbs: [get, list, watch, create, update, patch, delete]
+# Server-side apply (create or patch) and removal when networkPolicy.enabled is false.
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, create, patch, delete]
 - apiGroups: [keda.sh]
   resources: [scaledobjects, triggerauthentications]
   verbs: [get, list, watch, create, update, patch, delete]
@@ -70,7 +71,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 # (scheduler message, image pull error, the executor's termination message). Never create or delete.
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list, watch]
+  verbs: [list, watch]
 # Events on ExecutorClusters (kubectl describe ec); a repeat updates the first one's series.
 - apiGroups: [events.k8s.io]
   resources: [events]

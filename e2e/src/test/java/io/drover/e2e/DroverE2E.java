@@ -277,6 +277,9 @@ class DroverE2E {
             log("wrongpw: " + degraded);
             assertThat(String.valueOf(degraded.get("message"))).contains("wrongpw-0", "password authentication failed", "28P01");
             assertThat(String.valueOf(k.condition(NS, "wrongpw", "Ready").get("reason"))).isEqualTo("DatabaseAuthenticationFailed");
+            var described = kubectl("describe", "executorcluster", "wrongpw", "-n", NS);
+            log("kubectl describe ec wrongpw (events):\n" + described.output().substring(Math.max(0, described.output().indexOf("Events:"))));
+            assertThat(described.output()).as("an Event tells it too").contains("Warning", "DatabaseAuthenticationFailed");
 
             await("toobig Degraded Unschedulable").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
                     .until(() -> String.valueOf(k.condition(NS, "toobig", "Degraded")), c -> c.contains("Unschedulable"));
@@ -289,36 +292,50 @@ class DroverE2E {
     }
 
     /**
-     * Two bottlenecks induced on the real cluster and named by the resource: one thread running
-     * 200 ms jobs (HandlerBound), and acquisition one job per round trip feeding fast jobs
-     * (AcquisitionBound). The live figures show in `kubectl get ec`.
+     * Four bottlenecks induced on the real cluster and named by the resource: one thread running
+     * 200 ms jobs (HandlerBound), acquisition one job per round trip feeding fast jobs
+     * (AcquisitionBound), two threads kept busy by 20 ms jobs (PoolSaturated), and an autoscaled
+     * cluster at maxReplicas 1 falling behind (ScalingCapped). The live figures show in
+     * `kubectl get ec`.
      */
     @Test
     @Order(8)
     void theFleetsFiguresAndItsBottleneckShowInKubectlGet() throws Exception {
         JobTable slow = new JobTable(env, schema + "_hb");
         JobTable paged = new JobTable(env, schema + "_p1");
+        JobTable busy = new JobTable(env, schema + "_ps");
+        JobTable capped = new JobTable(env, schema + "_sc");
         apply(clusterYaml("handlerbound", 1, 1).replace("schema: " + schema + "\n", "schema: " + schema + "_hb\n"));
         apply(clusterYaml("pageone", 1, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_p1\n")
                 .replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 1\n"));
+        apply(clusterYaml("poolsaturated", 1, 2).replace("schema: " + schema + "\n", "schema: " + schema + "_ps\n"));
+        apply(clusterYaml("scalingcapped", 1, 1).replace("schema: " + schema + "\n", "schema: " + schema + "_sc\n")
+                .replace("  queueSize: 1024\n", "  queueSize: 8\n  acquirePageSize: 8\n")
+                .replace("  placement: {}\n", "  placement: {}\n  autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 1,"
+                        + " targetBacklogPerNode: 10, pollingInterval: 5s}\n"));
         try {
-            awaitReady("handlerbound", 1);
-            awaitReady("pageone", 1);
+            for (String name : List.of("handlerbound", "pageone", "poolsaturated", "scalingcapped")) {
+                awaitReady(name, 1);
+            }
+            awaitCondition("scalingcapped", "Autoscaling", "True");
             slow.enqueue("sleep", "200", 1500, 3);
             paged.enqueue("noop", "", 200_000, 3);
-            for (String[] expected : new String[][] {{"handlerbound", "HandlerBound"}, {"pageone", "AcquisitionBound"}}) {
+            busy.enqueue("sleep", "20", 20_000, 3);
+            capped.enqueue("sleep", "200", 1500, 3);
+            for (String[] expected : new String[][] {{"handlerbound", "HandlerBound"}, {"pageone", "AcquisitionBound"},
+                    {"poolsaturated", "PoolSaturated"}, {"scalingcapped", "ScalingCapped"}}) {
                 await(expected[0] + " Bottleneck " + expected[1]).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2))
                         .until(() -> String.valueOf(k.condition(NS, expected[0], "Bottleneck")), c -> c.contains("reason=" + expected[1]));
                 log(expected[0] + ": " + k.condition(NS, expected[0], "Bottleneck").get("message"));
             }
-            var table = kubectl("get", "executorcluster", "handlerbound", "pageone", "-n", NS);
+            var table = kubectl("get", "executorcluster", "handlerbound", "pageone", "poolsaturated", "scalingcapped", "-n", NS);
             log("kubectl get ec:\n" + table.output());
             assertThat(table.output()).contains("NODES", "BACKLOG", "JOBS/S", "LAG", "BOTTLENECK", "HandlerBound", "AcquisitionBound");
             Map<?, ?> fleet = (Map<?, ?>) ((Map<?, ?>) k.cluster(NS, "pageone").getAdditionalProperties().get("status")).get("fleet");
             assertThat(((Number) fleet.get("jobsPerSecond")).doubleValue()).as("pageone jobs/s").isPositive();
             assertThat(((Number) fleet.get("dueBacklog")).longValue()).as("pageone backlog").isPositive();
         } finally {
-            kubectl("delete", "executorcluster", "handlerbound", "pageone", "-n", NS, "--wait=true");
+            kubectl("delete", "executorcluster", "handlerbound", "pageone", "poolsaturated", "scalingcapped", "-n", NS, "--wait=true");
         }
     }
 

@@ -35,7 +35,7 @@ public class ApiAuthFilter {
 
     @ServerRequestFilter
     public Optional<Response> authorize(ContainerRequestContext request) {
-        if (!request.getUriInfo().getPath().startsWith("/api/")) {
+        if (!underApi(request)) {
             return Optional.empty();
         }
         boolean read = HttpMethod.GET.equals(request.getMethod()) || HttpMethod.HEAD.equals(request.getMethod());
@@ -59,6 +59,21 @@ public class ApiAuthFilter {
                     : Optional.of(error(Response.Status.FORBIDDEN, "the read token may only read: writes need drover.api.token"));
         }
         return Optional.of(unauthorized("invalid bearer token"));
+    }
+
+    /**
+     * Whether the request is for /api, judged by the first path segment without its matrix
+     * parameters: resource matching ignores them, so "/api;x=1/v1/jobs" reaches the jobs
+     * resource and must be guarded like "/api/v1/jobs".
+     */
+    private static boolean underApi(ContainerRequestContext request) {
+        var segments = request.getUriInfo().getPathSegments();
+        for (var segment : segments) {
+            if (!segment.getPath().isEmpty()) {
+                return segment.getPath().equals("api");
+            }
+        }
+        return false;
     }
 
     private static boolean matches(byte[] given, Optional<byte[]> expected) {

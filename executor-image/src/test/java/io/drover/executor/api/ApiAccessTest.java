@@ -43,10 +43,24 @@ class ApiAccessTest {
             "write, POST,   /api/v1/jobs/batch,               201",
             "write, POST,   /api/v1/dead-letters/999999999/retry, 404",
             "write, DELETE, /api/v1/dead-letters/999999999,   404",
+            "none,  GET,    /q/drover/node,                   200",
             "none,  GET,    /q/health/live,                   200",
             "none,  GET,    /q/metrics,                       200",
     })
     void answers(String token, String method, String path, int status) {
+        send(token, method, path).then().statusCode(status);
+    }
+
+    /** Matrix parameters and doubled slashes never reach a resource without a token (401, or not routed: 404). */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"GET, /api;x=1/v1/stats", "POST, /api;x=1/v1/jobs", "GET, //api/v1/stats", "GET, /api/v1/stats;x=1",
+            "GET, /API/v1/stats"})
+    void oddPathsAreNotAWayAround(String method, String path) {
+        int status = send("none", method, path).then().extract().statusCode();
+        org.assertj.core.api.Assertions.assertThat(status).as(method + " " + path).isIn(401, 404);
+    }
+
+    private static io.restassured.response.Response send(String token, String method, String path) {
         RequestSpecification request = given().contentType(ContentType.JSON);
         switch (token) {
             case "read" -> request.header("Authorization", "Bearer " + WithApiToken.READ_TOKEN);
@@ -58,6 +72,6 @@ class ApiAccessTest {
         if (method.equals("POST")) {
             request.body(path.endsWith("/batch") ? "{\"jobs\":[{\"type\":\"noop\"}]}" : path.endsWith("/jobs") ? "{\"type\":\"noop\"}" : "");
         }
-        request.request(method, path).then().statusCode(status);
+        return request.request(method, path);
     }
 }

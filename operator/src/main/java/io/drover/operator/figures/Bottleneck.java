@@ -42,11 +42,17 @@ public final class Bottleneck {
             return new Diagnosis("Unknown", "CollectingFigures", "Figures need two readings at least 10 s apart");
         }
         var f = s.status();
+        if (f.dueBacklog == null) {
+            return new Diagnosis("Unknown", "DatabaseUnavailable", "No executor node can read the database:"
+                    + " the backlog is unknown (see the nodes' readiness)");
+        }
         double seconds = 0;
         double executed = 0, execution = 0, acquisitions = 0, acquisitionSeconds = 0, acquired = 0, errors = 0;
         double globalWait = 0, lost = 0, lagThen = 0, lagNow = 0;
+        double threadSeconds = 0;
         for (FleetFigures.NodeWindow w : s.nodes()) {
             seconds += w.seconds();
+            threadSeconds += w.seconds() * w.newest().threads();
             executed += w.executed();
             execution += w.executionSeconds();
             acquisitions += w.acquisitions();
@@ -60,9 +66,11 @@ public final class Bottleneck {
         }
         long backlog = f.dueBacklog == null ? 0 : f.dueBacklog;
         int busy = f.busyThreads, threads = Math.max(1, f.threads);
-        double busyShare = (double) busy / threads;
+        // How busy the threads were over the window (handler time / thread time), not at the
+        // instant of the reading: one reading may catch a worker between two jobs.
+        double busyShare = threadSeconds > 0 ? Math.min(1, execution / threadSeconds) : (double) busy / threads;
         double queueShare = f.queueSize == null || f.queueSize == 0 ? 0 : (double) f.queued / f.queueSize;
-        String pace = f.jobsPerSecond + " jobs/s, " + busy + " of " + threads + " threads busy";
+        String pace = f.jobsPerSecond + " jobs/s, threads " + percent(busyShare) + " busy";
 
         if (backlog == 0) {
             if (executed == 0 && busy == 0) {

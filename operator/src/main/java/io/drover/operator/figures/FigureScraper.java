@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class FigureScraper {
     private static final ObjectMapper JSON = new ObjectMapper();
+    static final int MAX_BODY = 64 * 1024;
     private final HttpClient http;
     private final Duration timeout;
     private final int port;
@@ -42,13 +43,18 @@ public final class FigureScraper {
             String host = ip.contains(":") ? "[" + ip + "]" : ip;
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/q/drover/node"))
                     .timeout(timeout).GET().build();
-            pending.put(pod.getMetadata().getName(), http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+            pending.put(pod.getMetadata().getName(), http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
                     .thenApply(r -> {
-                        if (r.statusCode() != 200) {
-                            throw new IllegalStateException("HTTP " + r.statusCode());
-                        }
-                        try {
-                            return JSON.readValue(r.body(), NodeReading.class);
+                        try (var body = r.body()) {
+                            if (r.statusCode() != 200) {
+                                throw new IllegalStateException("HTTP " + r.statusCode());
+                            }
+                            // A node's figures are a few hundred bytes: never hold more than this of an answer.
+                            byte[] bytes = body.readNBytes(MAX_BODY + 1);
+                            if (bytes.length > MAX_BODY) {
+                                throw new IllegalStateException("answer larger than " + MAX_BODY + " bytes");
+                            }
+                            return JSON.readValue(bytes, NodeReading.class);
                         } catch (java.io.IOException e) {
                             throw new java.io.UncheckedIOException(e);
                         }

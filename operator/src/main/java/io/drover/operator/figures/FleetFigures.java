@@ -25,6 +25,9 @@ public final class FleetFigures {
 
     /** Readings per cluster (by uid), per pod. */
     private final Map<String, Map<String, Deque<Timed>>> history = new ConcurrentHashMap<>();
+    /** When each cluster was last observed: a deleted cluster's history is dropped after FORGET_AFTER. */
+    private final Map<String, Instant> lastObserved = new ConcurrentHashMap<>();
+    static final Duration FORGET_AFTER = Duration.ofMinutes(10);
 
     /** One node's change over the window (all zero when it has a single reading). */
     public record NodeWindow(String pod, NodeReading newest, double seconds, double executed, double executionSeconds,
@@ -45,12 +48,22 @@ public final class FleetFigures {
 
     /** Records the readings of a cluster's pods at {@code now}; pods that did not answer keep no history. */
     public Snapshot observe(String clusterUid, Map<String, NodeReading> readings, Instant now) {
+        lastObserved.put(clusterUid, now);
+        lastObserved.entrySet().removeIf(e -> {
+            boolean stale = e.getValue().isBefore(now.minus(FORGET_AFTER)); // a deleted cluster
+            if (stale) {
+                history.remove(e.getKey());
+            }
+            return stale;
+        });
         Map<String, Deque<Timed>> pods = history.computeIfAbsent(clusterUid, k -> new ConcurrentHashMap<>());
-        pods.keySet().retainAll(readings.keySet());
+        // A pod that missed a reading keeps its history for the window (one slow answer must
+        // not restart its rates); one gone for longer is dropped.
+        pods.values().removeIf(d -> d.peekLast().at().isBefore(now.minus(WINDOW)));
         List<NodeWindow> windows = new ArrayList<>();
         for (var e : new TreeMap<>(readings).entrySet()) {
             Deque<Timed> d = pods.computeIfAbsent(e.getKey(), k -> new ArrayDeque<>());
-            if (!d.isEmpty() && e.getValue().executed() < d.peekLast().reading().executed()) {
+            if (!d.isEmpty() && restarted(d.peekLast().reading(), e.getValue())) {
                 d.clear(); // restarted: its totals began again
             }
             d.addLast(new Timed(now, e.getValue()));
@@ -62,9 +75,11 @@ public final class FleetFigures {
         return new Snapshot(status(windows, now), windows);
     }
 
-    /** Forgets a deleted cluster. */
-    public void forget(String clusterUid) {
-        history.remove(clusterUid);
+    /** Any total that went down: the node started again (its counters with it). */
+    private static boolean restarted(NodeReading before, NodeReading now) {
+        return now.executed() < before.executed() || now.acquisitions() < before.acquisitions()
+                || now.acquisitionSeconds() < before.acquisitionSeconds() || now.started() < before.started()
+                || now.acquiredJobs() < before.acquiredJobs();
     }
 
     private static NodeWindow window(String pod, Timed first, Timed last) {
@@ -115,9 +130,11 @@ public final class FleetFigures {
             n.queueSize = r.queueSize();
             f.nodes.add(n);
         }
-        f.dueBacklog = (long) backlog;
-        f.lag = kubeDuration(lag);
-        f.deadLetters = (long) dead;
+        if (windows.stream().anyMatch(w -> Double.isFinite(w.newest().dueBacklog()))) {
+            f.dueBacklog = (long) backlog;
+            f.lag = kubeDuration(lag);
+            f.deadLetters = (long) dead;
+        } // else: no node can read the database; unknown, not zero
         f.jobsPerSecond = round(rate);
         f.busyThreads = busy;
         f.threads = threads;

@@ -116,6 +116,14 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client);
         }
 
+        var refusal = SpecGuards.refusal(ec.getSpec());
+        if (refusal.isPresent()) {
+            // The CRD in place may predate a rule: the operator holds the line itself.
+            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), refusal.get());
+            var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for an acceptable spec", "SpecRefused", refusal.get());
+            return status(ec, current, findings, client);
+        }
+
         ReferencedSecrets.Result secrets = ReferencedSecrets.read(client, ec);
         if (!secrets.ok()) {
             // Change nothing that runs: executors keep working with what they have.
@@ -286,7 +294,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
     private UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings,
                                                   KubernetesClient client) {
-        List<Pod> clusterPods = podsOf(ec);
+        List<Pod> clusterPods = podsOf(ec, sts);
         ClusterStatus.Findings found = findings.withPods(PodProblems.find(clusterPods));
         if (sts != null) {
             // Live figures from the executors themselves (never the database), and what they show.
@@ -321,13 +329,21 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         return list == null ? null : list.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
     }
 
-    private List<Pod> podsOf(ExecutorCluster ec) {
-        if (pods == null) {
+    /**
+     * The pods of the cluster's StatefulSet: labels alone could be copied by any pod of the
+     * namespace (to plant conditions or figures), the controller reference cannot.
+     */
+    private List<Pod> podsOf(ExecutorCluster ec, StatefulSet sts) {
+        if (pods == null || sts == null || sts.getMetadata().getUid() == null) {
             return List.of();
         }
         String name = ec.getMetadata().getName();
+        String owner = sts.getMetadata().getUid();
         return pods.list(ec.getMetadata().getNamespace(), p -> p.getMetadata().getLabels() != null
-                && name.equals(p.getMetadata().getLabels().get(Labels.INSTANCE))).toList();
+                && name.equals(p.getMetadata().getLabels().get(Labels.INSTANCE))
+                && p.getMetadata().getOwnerReferences() != null
+                && p.getMetadata().getOwnerReferences().stream().anyMatch(r -> owner.equals(r.getUid()) && Boolean.TRUE.equals(r.getController())))
+                .toList();
     }
 
     /**

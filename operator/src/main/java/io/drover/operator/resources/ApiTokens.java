@@ -34,10 +34,12 @@ public final class ApiTokens {
                 .build();
     }
 
+    /**
+     * The cluster's labels only. Not opted in for executors (Labels.SECRET_OPT_IN): another
+     * ExecutorCluster of the namespace must not be able to name these tokens as its apiTokenSecret.
+     */
     private static Map<String, String> labels(ExecutorCluster ec) {
-        Map<String, String> labels = Labels.all(ec);
-        labels.put(Labels.SECRET_OPT_IN, "true"); // may be named as apiTokenSecret too
-        return labels;
+        return Labels.all(ec);
     }
 
     /** 256 random bits, URL-safe. */

@@ -131,15 +131,23 @@ public final class ExecutorStatefulSet {
             env.add(secretEnv("DROVER_API_READTOKEN", Names.apiTokens(ec), ApiTokens.READ_TOKEN_KEY));
         }
         if (spec.jvmOptions != null && !spec.jvmOptions.isBlank()) {
-            env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(spec.jvmOptions).build());
+            env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(literal(spec.jvmOptions)).build());
         }
         if (spec.env != null) {
             // Plain values only: the API server refused valueFrom and the names set above.
-            spec.env.forEach(e -> env.add(new EnvVarBuilder().withName(e.name).withValue(e.value).build()));
+            spec.env.forEach(e -> env.add(new EnvVarBuilder().withName(e.name).withValue(literal(e.value)).build()));
         }
         return env;
     }
 
+
+    /**
+     * The value as written: the kubelet expands $(NAME) in env values to other variables of the
+     * container, which would let a value copy the password or a token ($$ is a literal $).
+     */
+    static String literal(String value) {
+        return value == null ? null : value.replace("$", "$$");
+    }
 
     private static EnvVar secretEnv(String name, String secret, String key) {
         return new EnvVarBuilder().withName(name)

@@ -69,7 +69,8 @@ public final class PodProblems {
 
     static Optional<Problem> of(Pod pod) {
         String name = pod.getMetadata().getName();
-        if (pod.getStatus() == null) {
+        if (pod.getStatus() == null || pod.getMetadata().getDeletionTimestamp() != null) {
+            // A pod being deleted (scale-down, roll) exits 143 on SIGTERM: not a crash.
             return Optional.empty();
         }
         if (pod.getStatus().getConditions() != null) {

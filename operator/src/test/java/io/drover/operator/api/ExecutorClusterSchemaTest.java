@@ -62,10 +62,10 @@ class ExecutorClusterSchemaTest {
             env: [{name: Quarkus_Datasource_Jdbc_Url, value: "jdbc:postgresql://elsewhere/x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: JAVA_TOOL_OPTIONS, value: "-javaagent:/tmp/a.jar"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: "bad name", value: x}]          | spec.env[0].name: Invalid value: "bad name"
-            jvmOptions: -javaagent:/opt/agent.jar       | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
-            jvmOptions: -Xmx1g -XX:OnOutOfMemoryError="sh -c x" | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
-            jvmOptions: -Xmx1g "-Ddrover.api.token=known" | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
-            jvmOptions: -Dquarkus.datasource.jdbc.url=x | spec.jvmOptions: Invalid value: "string": jvmOptions may not load agents
+            jvmOptions: -javaagent:/opt/agent.jar       | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Xmx1g -XX:OnOutOfMemoryError="sh -c x" | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Xmx1g "-Ddrover.api.token=known" | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Dquarkus.datasource.jdbc.url=x | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             database: {host: db, name: jobs, sslMode: verify-full, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": sslMode verify-ca and verify-full need caBundle
             database: {host: db, name: jobs, sslMode: verify-ca, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": sslMode verify-ca and verify-full need caBundle
             database: {host: db, name: jobs, caBundle: {configMap: a, secret: b}, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": give exactly one of configMap and secret
@@ -83,6 +83,14 @@ class ExecutorClusterSchemaTest {
             env: [{value: x}]                           | spec.env[0].name: Required value
             env: [{name: DROVER_NODENAME, value: node-0}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: HOSTNAME, value: node-0}]      | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: _PROD_DROVER_API_TOKEN, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: QUARKUS_PROFILE, value: other}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: SMALLRYE_CONFIG_LOCATIONS, value: /tmp/x}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            jvmOptions: -agent\"\"lib:jdwp=transport=dt_socket,address=evil:5432 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -D%prod.drover.api.token=known  | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Dcom.sun.management.jmxremote.port=9010 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Xmx1g -XX:+StartAttachListener | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Xmx1g $(QUARKUS_DATASOURCE_PASSWORD) | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -188,7 +196,7 @@ class ExecutorClusterSchemaTest {
                 maxCrashes: 2
                 startupTimeout: 10m
                 autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 8}
-                jvmOptions: -XX:MaxRAMPercentage=70 -Dotel.service.name=jobs -Xss512k
+                jvmOptions: -XX:MaxRAMPercentage=70 -Duser.timezone=Europe/Paris -Xss512k -Xlog:gc*:file=/tmp/gc.log -XX:+UseZGC
                 env: [{name: DROVER_HTTP_URL, value: "http://orders.internal/hook"}, {name: DROVER_HTTP_ALLOWEDHOSTS, value: "*.internal"}]
                 """));
         assertThat(ec.getSpec().env).extracting(e -> e.name).containsExactly("DROVER_HTTP_URL", "DROVER_HTTP_ALLOWEDHOSTS");
@@ -237,6 +245,7 @@ class ExecutorClusterSchemaTest {
         int i = 0;
         for (String name : written) {
             String yaml = Clusters.yaml("owned-" + i++, "env: [{name: " + name + ", value: x}]");
+            assertThat(io.drover.operator.api.v1alpha1.ExtraEnvVar.refused(name)).as("the operator's own check: " + name).isTrue();
             assertThatThrownBy(() -> Clusters.create(client, namespace, yaml)).as(name)
                     .hasMessageContaining("spec.env[0].name: Invalid value: \"object\": this variable is set by the operator");
         }

@@ -38,7 +38,7 @@ class BottleneckTest {
         Bottleneck.Diagnosis d = diagnose(quiet, working, SKIP_LOCKED);
         assertThat(d.status()).isEqualTo("False");
         assertThat(d.reason()).isEqualTo("KeepingUp");
-        assertThat(d.message()).contains("20.0 jobs/s", "6 of 16 threads busy");
+        assertThat(d.message()).contains("20.0 jobs/s", "threads 1% busy");
     }
 
     @Test
@@ -104,6 +104,31 @@ class BottleneckTest {
         var once = figures.observe("uid", Map.of("a-0", node("SkipLocked", 8, 1000, 5000, 30, 0, 0, 0, 0, 0, 0, 0)), T0);
         assertThat(Bottleneck.diagnose(once, SKIP_LOCKED).status()).isEqualTo("Unknown");
         assertThat(Bottleneck.diagnose(figures.observe("uid", Map.of(), T0), SKIP_LOCKED).reason()).isEqualTo("NoFigures");
+    }
+
+    @Test
+    void aDatabaseNoNodeCanReadMakesTheBacklogUnknownNotZero() {
+        NodeReading out = node("SkipLocked", 0, 0, Double.NaN, Double.NaN, 0, 0, 0, 0, 0, 0, 0);
+        FleetFigures figures = new FleetFigures();
+        figures.observe("uid", Map.of("a-0", out), T0);
+        var s = figures.observe("uid", Map.of("a-0", out), T0.plusSeconds(30));
+        assertThat(s.status().dueBacklog).isNull();
+        assertThat(s.status().lag).isNull();
+        assertThat(Bottleneck.diagnose(s, SKIP_LOCKED).reason()).isEqualTo("DatabaseUnavailable");
+    }
+
+    @Test
+    void aMissedReadingKeepsTheRatesAndAnIdleRestartIsSeen() {
+        FleetFigures figures = new FleetFigures();
+        figures.observe("uid", Map.of("a-0", node("SkipLocked", 1, 0, 10, 1, 0, 0, 10, 1, 10, 0, 0)), T0);
+        figures.observe("uid", Map.of(), T0.plusSeconds(15)); // a-0 did not answer in time
+        var s = figures.observe("uid", Map.of("a-0", node("SkipLocked", 1, 0, 10, 1, 300, 3, 40, 4, 310, 0, 0)),
+                T0.plusSeconds(30));
+        assertThat(s.status().jobsPerSecond).isEqualTo(10.0);
+        // Restarted without finishing a job (executed still 300 > 0 would hide it): its acquisitions went down.
+        var restarted = figures.observe("uid", Map.of("a-0", node("SkipLocked", 1, 0, 10, 1, 300, 3, 2, 0.1, 310, 0, 0)),
+                T0.plusSeconds(45));
+        assertThat(restarted.nodes()).singleElement().satisfies(n -> assertThat(n.seconds()).isZero());
     }
 
     @Test

@@ -104,6 +104,7 @@ class ExecutorClusterReconcilerTest {
         assertThat(cm.getData().toString()).doesNotContain("s3cret");
         // No token named: the operator generated the API tokens, once, and the pods read them.
         var tokens = client.secrets().inNamespace(ns).withName("jobs-api").get();
+        assertThat(tokens.getMetadata().getLabels()).as("not usable by other clusters").doesNotContainKey("drover.io/executor-secret");
         assertThat(tokens.getData()).containsKeys("token", "readToken");
         assertThat(tokens.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(r -> assertThat(r.getUid()).isEqualTo(ec.getMetadata().getUid()));
@@ -506,7 +507,9 @@ class ExecutorClusterReconcilerTest {
                 .isEqualTo("FallbackToLogsOnError");
         writeStatus(sts, 1, 0, 1, "r1", "r1");
         Pod pod = client.pods().inNamespace(ns).resource(new PodBuilder()
-                .withNewMetadata().withName("crash-0").withLabels(sts.getSpec().getTemplate().getMetadata().getLabels()).endMetadata()
+                .withNewMetadata().withName("crash-0").withLabels(sts.getSpec().getTemplate().getMetadata().getLabels())
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("StatefulSet").withName("crash")
+                .withUid(sts.getMetadata().getUid()).withController(true).endOwnerReference().endMetadata()
                 .withSpec(sts.getSpec().getTemplate().getSpec()).build()).create();
         pod.setStatus(new PodStatusBuilder().withPhase("Running").addNewContainerStatus().withName("executor").withReady(false)
                 .withRestartCount(2).withImage("localhost/drover-executor:0.1.0").withImageID("").withNewState().withNewWaiting()
@@ -515,6 +518,14 @@ class ExecutorClusterReconcilerTest {
                         + " drover failed: FATAL: password authentication failed for user \"drover\" (SQLState 28P01)").endTerminated()
                 .endLastState().endContainerStatus().build());
         client.pods().inNamespace(ns).resource(pod).updateStatus();
+
+        // A pod that only copies the labels (not the StatefulSet's) cannot plant a cause.
+        Pod impostor = client.pods().inNamespace(ns).resource(new PodBuilder()
+                .withNewMetadata().withName("a-impostor").withLabels(sts.getSpec().getTemplate().getMetadata().getLabels()).endMetadata()
+                .withSpec(sts.getSpec().getTemplate().getSpec()).build()).create();
+        impostor.setStatus(new PodStatusBuilder().withPhase("Pending").addNewCondition().withType("PodScheduled").withStatus("False")
+                .withReason("Unschedulable").withMessage("planted").endCondition().build());
+        client.pods().inNamespace(ns).resource(impostor).updateStatus();
 
         ExecutorCluster ec = awaitCondition("crash", Conditions.DEGRADED, "True", "DatabaseAuthenticationFailed");
         assertThat(condition(ec, Conditions.DEGRADED).getMessage()).isEqualTo("pod crash-0: Migrating the schema drover failed:"

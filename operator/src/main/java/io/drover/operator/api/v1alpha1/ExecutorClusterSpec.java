@@ -45,12 +45,25 @@ import java.util.Map;
         fieldPath = ".queueSize")
 public class ExecutorClusterSpec {
     /**
-     * JVM options that would let an ExecutorCluster author run code or commands the image does
-     * not (agents, -XX:OnError), or override what the operator sets (drover.*, quarkus.*
-     * properties win over the environment). A RE2 regex, as CEL's matches() takes it.
+     * JVM options an ExecutorCluster author may set: an allow-list, since the JVM reads far more
+     * than a deny-list can keep up with (agents, JMX remote, -XX:OnError commands, option files,
+     * quotes it strips inside a token, %profile. properties). Heap, stack, -XX flags (except the
+     * ones in JVM_XX_REFUSED), -Xlog, -Xshare and a few harmless -D properties; tokens separated
+     * by plain spaces. RE2 and java.util.regex read it alike (no backslashes: CEL would need
+     * them doubled). ExecutorStatefulSet checks it again: Helm never upgrades a CRD.
      */
-    static final String JVM_OPTIONS_REFUSED = "(^|\\\\s)[\\\"\\']?(-javaagent|-agentlib|-agentpath|-Xbootclasspath"
-            + "|-XX:\\\\+?OnError|-XX:\\\\+?OnOutOfMemoryError|-XX:Flags|-XX:VMOptionsFile|-D(drover|quarkus)\\\\.)";
+    public static final String JVM_OPTIONS_ALLOWED = "^ *((-Xm[sxn][0-9]+[kKmMgGtT]?|-Xss[0-9]+[kKmMgGtT]?"
+            + "|-XX:[+-]?[A-Za-z][A-Za-z0-9_]*(=[A-Za-z0-9._:,/+-]*)?|-Xlog:[A-Za-z0-9_.:,=+*/-]*|-Xshare:(auto|off|on)"
+            + "|-D(user[.]timezone|file[.]encoding|java[.]net[.]preferIPv4Stack|java[.]net[.]preferIPv6Addresses"
+            + "|jdk[.]virtualThreadScheduler[.](parallelism|maxPoolSize))=[A-Za-z0-9._/+-]*)( +|$))*$";
+    /** -XX flags that run commands, read option files or open the JVM to other processes. */
+    public static final String JVM_XX_REFUSED = "-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener"
+            + "|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom)";
+    public static final String JVM_OPTIONS_MESSAGE = "jvmOptions may hold only heap and stack sizes (-Xms, -Xmx, -Xmn, -Xss),"
+            + " -XX flags (not OnError, OnOutOfMemoryError, Flags, VMOptionsFile, StartAttachListener,"
+            + " EnableDynamicAgentLoading), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
+            + " -Djava.net.preferIPv4Stack, -Djava.net.preferIPv6Addresses and -Djdk.virtualThreadScheduler.*, separated"
+            + " by spaces: no agents, commands, option files, quotes or other properties (use the ExecutorCluster's fields)";
 
     /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
     static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
@@ -196,11 +209,9 @@ public class ExecutorClusterSpec {
     public ResourceRequirements resources;
 
     @Size(max = 4096)
-    @ValidationRule(value = "!self.matches('" + JVM_OPTIONS_REFUSED + "')",
-            message = "jvmOptions may not load agents (-javaagent, -agentlib, -agentpath, -Xbootclasspath), run commands"
-                    + " (-XX:OnError, -XX:OnOutOfMemoryError), read options from files (-XX:Flags, -XX:VMOptionsFile) or set"
-                    + " drover.* and quarkus.* properties (use the ExecutorCluster's fields)")
-    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -XX:MaxRAMPercentage=70. Agents, commands run on errors, option files and drover.*/quarkus.* properties are refused.")
+    @ValidationRule(value = "self.matches('" + JVM_OPTIONS_ALLOWED + "') && !self.matches('" + JVM_XX_REFUSED + "')",
+            message = JVM_OPTIONS_MESSAGE)
+    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -XX:MaxRAMPercentage=70: heap and stack sizes, -XX flags, -Xlog, -Xshare and a few -D properties (user.timezone, file.encoding, java.net.preferIPv4Stack/IPv6Addresses, jdk.virtualThreadScheduler.*).")
     public String jvmOptions;
 
     @Size(max = 100)

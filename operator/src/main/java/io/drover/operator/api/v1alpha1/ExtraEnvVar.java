@@ -14,7 +14,10 @@ import io.fabric8.generator.annotation.ValidationRule;
  * checks for the opt-in label) and the variables the operator owns: the executor settings that
  * have their own field, the database connection, the API tokens and the JVM's option variables
  * (which would bypass the checks of {@code jvmOptions}), and the node's name (DROVER_NODENAME,
- * HOSTNAME): two pods with one name would release each other's locks. Names are compared as the executor's
+ * HOSTNAME): two pods with one name would release each other's locks. Names starting with '_'
+ * are refused too: Quarkus reads _PROD_X as the profile property %prod.x, which wins over X.
+ * {@link #refused(String)} is the same rule in Java, for the operator's own check (a CRD
+ * installed before a rule was added does not carry it). Names are compared as the executor's
  * configuration reads them: case-insensitive, with '.' and '-' as '_'.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -23,10 +26,13 @@ import io.fabric8.generator.annotation.ValidationRule;
                 + " and apiTokenSecret, which must carry the label drover.io/executor-secret=true")
 @ValidationRule(value = "!(self.name.upperAscii().replace('.', '_').replace('-', '_') in " + ExtraEnvVar.OWNED + ")"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
-        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')",
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('SMALLRYE_CONFIG_')"
+        + " && !self.name.startsWith('_')",
         fieldPath = ".name",
         message = "this variable is set by the operator from the ExecutorCluster's own fields (executor settings, database,"
-                + " API tokens, jvmOptions): set the field instead")
+                + " API tokens, jvmOptions) or would change how the executor reads them (profiles, config sources):"
+                + " set the field instead")
 public class ExtraEnvVar {
     /**
      * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
@@ -40,7 +46,8 @@ public class ExtraEnvVar {
             + " 'DROVER_GLOBALLOCKMAXHOLD', 'DROVER_LOCKEXPIRY', 'DROVER_MAXATTEMPTS', 'DROVER_RETRYBACKOFF',"
             + " 'DROVER_RETRYBACKOFFMAX', 'DROVER_COMPLETIONBATCHSIZE', 'DROVER_SHUTDOWNGRACEPERIOD', 'DROVER_JOBTIMEOUT',"
             + " 'DROVER_JOBTIMEOUTS', 'DROVER_MAXCRASHES', 'DROVER_STARTUPTIMEOUT', 'DROVER_SCHEMA',"
-            + " 'DROVER_NODENAME', 'HOSTNAME', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH']";
+            + " 'DROVER_NODENAME', 'HOSTNAME', 'QUARKUS_PROFILE', 'QUARKUS_CONFIG_LOCATIONS', 'QUARKUS_HTTP_PORT',"
+            + " 'DROVER_TERMINATIONMESSAGEPATH', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH']";
 
     @Required
     @Size(min = 1, max = 256)
@@ -61,6 +68,16 @@ public class ExtraEnvVar {
      * {@code has(self.valueFrom)} compiles; its content is never read.
      */
     public static class RefusedValueFrom {
+    }
+
+    private static final java.util.Set<String> OWNED_NAMES = java.util.Set.copyOf(java.util.Arrays.stream(
+            OWNED.replaceAll("[\\[\\]' ]", "").split(",")).toList());
+
+    /** The API server's rule in Java: whether the operator refuses this name. */
+    public static boolean refused(String name) {
+        String n = name.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+        return OWNED_NAMES.contains(n) || n.startsWith("QUARKUS_DATASOURCE_") || n.startsWith("DROVER_API_")
+                || n.startsWith("SMALLRYE_CONFIG_") || name.startsWith("_");
     }
 
     public ExtraEnvVar() {

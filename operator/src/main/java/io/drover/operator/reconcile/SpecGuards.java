@@ -1,0 +1,41 @@
+package io.drover.operator.reconcile;
+
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.drover.operator.api.v1alpha1.ExtraEnvVar;
+
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The trust guards of the CRD (jvmOptions, env), checked again by the operator before it runs
+ * anything: Helm installs a CRD once and never upgrades it, so a cluster may still carry a CRD
+ * without the newest rules, and the API server would let through what they refuse.
+ */
+final class SpecGuards {
+    private static final Pattern JVM_ALLOWED = Pattern.compile(ExecutorClusterSpec.JVM_OPTIONS_ALLOWED);
+    private static final Pattern JVM_REFUSED = Pattern.compile(ExecutorClusterSpec.JVM_XX_REFUSED);
+
+    private SpecGuards() {
+    }
+
+    /** The first refused field and why, if any. */
+    static Optional<String> refusal(ExecutorClusterSpec spec) {
+        if (spec.jvmOptions != null && (!JVM_ALLOWED.matcher(spec.jvmOptions).matches()
+                || JVM_REFUSED.matcher(spec.jvmOptions).find())) {
+            return Optional.of("spec.jvmOptions: " + ExecutorClusterSpec.JVM_OPTIONS_MESSAGE);
+        }
+        if (spec.env != null) {
+            for (int i = 0; i < spec.env.size(); i++) {
+                ExtraEnvVar e = spec.env.get(i);
+                if (e.valueFrom != null) {
+                    return Optional.of("spec.env[" + i + "].valueFrom: valueFrom is not allowed: give a plain value");
+                }
+                if (e.name == null || ExtraEnvVar.refused(e.name)) {
+                    return Optional.of("spec.env[" + i + "].name: " + e.name + " is set by the operator from the"
+                            + " ExecutorCluster's own fields, or would change how the executor reads them: set the field instead");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,46 @@
+package io.drover.operator.reconcile;
+
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.drover.operator.api.v1alpha1.ExtraEnvVar;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator's own check of the trust guards, for clusters whose CRD predates a rule; the
+ * same cases as ExecutorClusterSchemaTest's rows, which the API server judges.
+ */
+class SpecGuardsTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-javaagent:/opt/agent.jar", "-agent\"\"lib:jdwp=transport=dt_socket,address=evil:5432",
+            "-D%prod.drover.api.token=known", "-Dcom.sun.management.jmxremote.port=9010", "-Xmx1g -XX:OnError=sh",
+            "-Xmx1g -XX:+StartAttachListener", "-Xmx1g $(QUARKUS_DATASOURCE_PASSWORD)", "-Xmx1g\u000b-javaagent:x.jar",
+            "-Dquarkus.datasource.jdbc.url=x"})
+    void refusedJvmOptions(String options) {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.jvmOptions = options;
+        assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).startsWith("spec.jvmOptions: "));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-XX:MaxRAMPercentage=70 -Duser.timezone=Europe/Paris -Xss512k -Xlog:gc*:file=/tmp/gc.log -XX:+UseZGC",
+            "-Xmx1500m -XX:+UseSerialGC", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1", ""})
+    void acceptedJvmOptions(String options) {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.jvmOptions = options;
+        assertThat(SpecGuards.refusal(spec)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"_PROD_DROVER_API_TOKEN", "DROVER_NODENAME", "drover.threads", "Quarkus_Datasource_Password",
+            "QUARKUS_PROFILE", "SMALLRYE_CONFIG_LOCATIONS", "JAVA_TOOL_OPTIONS"})
+    void refusedEnv(String name) {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.env = List.of(new ExtraEnvVar("DROVER_HTTP_URL", "http://x"), new ExtraEnvVar(name, "v"));
+        assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).startsWith("spec.env[1].name: "));
+    }
+}
