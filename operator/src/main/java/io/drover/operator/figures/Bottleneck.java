@@ -82,7 +82,7 @@ public final class Bottleneck {
         if (busyShare >= SATURATED) {
             if (ctx.autoscalingActive() && ctx.replicas() >= ctx.maxReplicas() && lagNow > lagThen) {
                 return new Diagnosis("True", "ScalingCapped", "At autoscaling.maxReplicas (" + ctx.maxReplicas()
-                        + " nodes) with every thread busy, and the oldest due job is later than a minute ago ("
+                        + (ctx.maxReplicas() == 1 ? " node" : " nodes") + ") with every thread busy, and the oldest due job is later than a minute ago ("
                         + FleetFigures.kubeDuration(lagThen) + " -> " + f.lag + "): raise autoscaling.maxReplicas, or threads per node");
             }
             double meanJob = executed > 0 ? execution / executed : 0;
