@@ -65,19 +65,6 @@ public class BacklogGauge {
         }
     }
 
-    /** The latest values, for the node's figures (NodeFiguresResource). */
-    public double backlog() {
-        return backlog;
-    }
-
-    public double lagSeconds() {
-        return lagSeconds;
-    }
-
-    public double deadLetters() {
-        return deadLetters;
-    }
-
     void stop(@Observes ShutdownEvent event) {
         if (scheduler != null) {
             scheduler.shutdownNow();

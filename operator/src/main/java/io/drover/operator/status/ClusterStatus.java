@@ -34,10 +34,6 @@ public final class ClusterStatus {
             return new Findings(active, reason, message, null, null);
         }
 
-        public Findings withProblem(String reason, String message) {
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, reason, message, podProblem, fleet, bottleneck);
-        }
-
         /** What the executor pods report (PodProblems): the root cause when nodes are not ready. */
         public Findings withPods(java.util.Optional<PodProblems.Problem> problem) {
             return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
