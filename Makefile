@@ -38,14 +38,22 @@ test: image test-binaries ## Run every test suite: executor (real PostgreSQL), i
 test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs
 	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
 
+# The generator sorts printer columns by JSON path (Age first); CrdColumnOrder puts them in the
+# order ExecutorCluster.java declares them.
+ORDERED_CRD := operator/target/$(CRD_FILE)
+$(ORDERED_CRD): $(GENERATED_CRD) tools/CrdColumnOrder.java operator/src/main/java/io/drover/operator/api/v1alpha1/ExecutorCluster.java
+	$(JAVA_HOME)/bin/java tools/CrdColumnOrder.java operator/src/main/java/io/drover/operator/api/v1alpha1/ExecutorCluster.java \
+	  $(GENERATED_CRD) > $@.tmp && mv $@.tmp $@
+
 crds: ## Regenerate the CRD from the operator's Java model into crds/ and the Helm chart
 	$(MVN) -q -DskipTests -pl operator package
-	cp $(GENERATED_CRD) crds/$(CRD_FILE)
-	cp $(GENERATED_CRD) charts/drover-operator/crds/$(CRD_FILE)
+	$(MAKE) --no-print-directory $(ORDERED_CRD)
+	cp $(ORDERED_CRD) crds/$(CRD_FILE)
+	cp $(ORDERED_CRD) charts/drover-operator/crds/$(CRD_FILE)
 
-crds-check: ## Fail when the committed CRD differs from the one the build generates (run after a build)
+crds-check: $(ORDERED_CRD) ## Fail when the committed CRD differs from the one the build generates (run after a build)
 	@for f in crds/$(CRD_FILE) charts/drover-operator/crds/$(CRD_FILE); do \
-	  diff -u $$f $(GENERATED_CRD) >/dev/null || { diff -u $$f $(GENERATED_CRD) | head -40; \
+	  diff -u $$f $(ORDERED_CRD) >/dev/null || { diff -u $$f $(ORDERED_CRD) | head -40; \
 	    echo "$$f is out of date with the operator's model: run 'make crds' and commit it"; exit 1; }; done
 	@echo "CRDs up to date"
 
