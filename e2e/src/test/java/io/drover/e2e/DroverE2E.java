@@ -331,11 +331,52 @@ class DroverE2E {
             var table = kubectl("get", "executorcluster", "handlerbound", "pageone", "poolsaturated", "scalingcapped", "-n", NS);
             log("kubectl get ec:\n" + table.output());
             assertThat(table.output()).contains("NODES", "BACKLOG", "JOBS/S", "LAG", "BOTTLENECK", "HandlerBound", "AcquisitionBound");
+            assertThat(table.output().lines().filter(l -> l.startsWith("NAME")).findFirst().orElseThrow().split("\\s+"))
+                    .as("columns: the work first, Age last (tools/CrdColumnOrder.java)")
+                    .containsExactly("NAME", "NODES", "LOCK", "MODE", "BACKLOG", "JOBS/S", "LAG", "BOTTLENECK", "READY", "AGE");
             Map<?, ?> fleet = (Map<?, ?>) ((Map<?, ?>) k.cluster(NS, "pageone").getAdditionalProperties().get("status")).get("fleet");
             assertThat(((Number) fleet.get("jobsPerSecond")).doubleValue()).as("pageone jobs/s").isPositive();
             assertThat(((Number) fleet.get("dueBacklog")).longValue()).as("pageone backlog").isPositive();
         } finally {
             kubectl("delete", "executorcluster", "handlerbound", "pageone", "poolsaturated", "scalingcapped", "-n", NS, "--wait=true");
+        }
+    }
+
+    /**
+     * The two bottlenecks that sit in acquisition itself: two Optimistic nodes taking one job per
+     * claim fight over the same oldest rows (LockContention; the same settings on one SkipLocked
+     * node are AcquisitionBound above), and a database that makes every write wait on a table
+     * lock held for a second at a time (DatabaseBound).
+     */
+    @Test
+    @Order(8)
+    void lockContentionAndASlowDatabaseAreNamed() throws Exception {
+        JobTable contended = new JobTable(env, schema + "_lc");
+        JobTable slowDb = new JobTable(env, schema + "_db");
+        apply(clusterYaml("contention", 2, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_lc\n")
+                .replace("  lockMode: SkipLocked\n", "  lockMode: Optimistic\n")
+                .replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 1\n"));
+        apply(clusterYaml("slowdb", 1, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_db\n"));
+        try {
+            awaitReady("contention", 2);
+            awaitReady("slowdb", 1);
+            contended.enqueue("noop", "", 200_000, 3);
+            slowDb.enqueue("noop", "", 100_000, 3);
+            try (AutoCloseable locks = slowDb.holdTableLockRepeatedly(Duration.ofSeconds(1))) {
+                for (String[] expected : new String[][] {{"contention", "LockContention"}, {"slowdb", "DatabaseBound"}}) {
+                    await(expected[0] + " Bottleneck " + expected[1]).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2))
+                            .until(() -> String.valueOf(k.condition(NS, expected[0], "Bottleneck")), c -> c.contains("reason=" + expected[1]));
+                    log(expected[0] + ": " + k.condition(NS, expected[0], "Bottleneck").get("message"));
+                }
+                assertThat(String.valueOf(k.condition(NS, "contention", "Bottleneck").get("message")))
+                        .contains("claims are lost to other nodes", "Use lockMode Global or SkipLocked");
+                assertThat(String.valueOf(k.condition(NS, "slowdb", "Bottleneck").get("message")))
+                        .contains("Acquisition round trips take", "The database is slow or failing");
+                var table = kubectl("get", "executorcluster", "contention", "slowdb", "-n", NS);
+                log("kubectl get ec:\n" + table.output());
+            }
+        } finally {
+            kubectl("delete", "executorcluster", "contention", "slowdb", "-n", NS, "--wait=true");
         }
     }
 

@@ -76,6 +76,36 @@ final class JobTable {
         return ids;
     }
 
+    /**
+     * A database that makes its clients wait: a session takes the job table in SHARE ROW EXCLUSIVE
+     * mode for {@code hold} at a time, again and again, until closed, as a long DDL or a VACUUM
+     * FULL would. Every statement that writes the table (acquiring, completing, renewing) waits
+     * behind it; plain reads (the backlog count) do not. Each release lets the statements already
+     * waiting through, then the next hold queues behind them.
+     */
+    AutoCloseable holdTableLockRepeatedly(java.time.Duration hold) throws SQLException {
+        Connection c = connect();
+        c.setAutoCommit(false);
+        var running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread t = Thread.ofPlatform().name("table-lock-" + schema).daemon().start(() -> {
+            try (c; var st = c.createStatement()) {
+                while (running.get()) {
+                    st.execute("lock table " + schema + ".job in share row exclusive mode");
+                    Thread.sleep(hold);
+                    c.commit();
+                }
+            } catch (SQLException | InterruptedException e) {
+                if (running.get()) {
+                    throw new IllegalStateException("the table lock holder failed", e);
+                }
+            }
+        });
+        return () -> {
+            running.set(false);
+            t.join(hold.toMillis() * 2 + 5000);
+        };
+    }
+
     /** Dead letters' errors by job id. */
     java.util.Map<Long, String> deadLetterErrors() throws SQLException {
         java.util.Map<Long, String> errors = new java.util.HashMap<>();
