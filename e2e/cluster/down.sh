@@ -3,7 +3,7 @@
 # started (by their pid files), removes pod sandboxes and mounts, the bridge, kube-proxy's
 # iptables chains and the state directories, and puts back ip_forward as it was.
 #
-#   e2e/cluster/down.sh            everything
+#   e2e/cluster/down.sh            everything, after keeping the logs in e2e/target/evidence (evidence.sh)
 #   KEEP_STATE=1 e2e/cluster/down.sh   stop, but keep images, certificates and the database
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -23,7 +23,10 @@ stop() { # name [signal]
   rm -f "$f"
 }
 
-# Workloads first, while the kubelet and containerd can still stop them cleanly.
+# Evidence first, while the cluster still answers (E2E_EVIDENCE=0 skips it).
+[[ ${E2E_EVIDENCE:-1} == 0 ]] || ./evidence.sh
+
+# Workloads next, while the kubelet and containerd can still stop them cleanly.
 if [[ -S $CONTAINERD_SOCK ]]; then
   for c in $(ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls -q 2>/dev/null); do
     ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks kill -s KILL "$c" >/dev/null 2>&1
