@@ -46,7 +46,7 @@ $(ORDERED_CRD): $(GENERATED_CRD) tools/CrdColumnOrder.java operator/src/main/jav
 	  $(GENERATED_CRD) > $@.tmp && mv $@.tmp $@
 
 crds: ## Regenerate the CRD from the operator's Java model into crds/ and the Helm chart
-	$(MVN) -q -DskipTests -pl operator package
+	$(MVN) -q -DskipTests -pl operator -am package
 	$(MAKE) --no-print-directory $(ORDERED_CRD)
 	cp $(ORDERED_CRD) crds/$(CRD_FILE)
 	cp $(ORDERED_CRD) charts/drover-operator/crds/$(CRD_FILE)
@@ -88,7 +88,7 @@ BENCH_RUN = $(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanag
 bench-deps: build
 	@command -v pgbench >/dev/null || ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15)
-	$(MVN) -q -DskipTests -pl executor-image test-compile dependency:build-classpath \
+	$(MVN) -q -DskipTests -pl executor-image -am test-compile dependency:build-classpath \
 	  -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
 
 bench: bench-deps ## Full benchmark matrix + SQL floor; writes docs/benchmarks/local.{md,json,png} (~20-30 min)
@@ -98,7 +98,7 @@ bench-quick: bench-deps ## Short benchmark (under 2 min of runs); writes target/
 	$(BENCH_RUN) --quick --command="make bench-quick"
 
 chaos: ## Fault campaign: executor processes on a real PostgreSQL under kill -9, SIGSTOP, restarts, outages, half-open connections, poison jobs; writes docs/reliability.md (~5 min)
-	$(MVN) -pl executor-image,chaos verify -Pchaos -Dtest=NONE -Dit.test=ChaosCampaignIT \
+	$(MVN) -pl executor-image,chaos -am verify -Pchaos -Dtest=NONE -Dit.test=ChaosCampaignIT \
 	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
 
 image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian if missing
@@ -133,7 +133,7 @@ down: ## Tear the local cluster down and restore the host (e2e/cluster/down.sh)
 	e2e/cluster/down.sh
 
 image-test: image ## Only the image checks: entrypoint, non-root user, no shell, runs the service
-	$(MVN) -pl executor-image verify -Pimage-test -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
+	$(MVN) -pl executor-image -am verify -Pimage-test -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
 	  -Dit.test=ExecutorImageIT -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE)
 
 clean: ## Remove build output

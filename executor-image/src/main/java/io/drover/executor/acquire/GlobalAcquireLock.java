@@ -1,6 +1,7 @@
 package io.drover.executor.acquire;
 
 import io.drover.executor.store.AdvisoryKeys;
+import io.drover.executor.store.JobSql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,13 +34,10 @@ public final class GlobalAcquireLock {
 
     /**
      * Tries once, without waiting, inside the connection's current transaction. One round
-     * trip: the timeouts are set in the same statement.
+     * trip: the timeouts are set in the same statement ({@link JobSql#TRY_GLOBAL_LOCK}).
      */
     public boolean tryLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "select set_config('idle_in_transaction_session_timeout', ?, true),"
-                        + " set_config('statement_timeout', ?, true),"
-                        + " pg_try_advisory_xact_lock(?)")) {
+        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_GLOBAL_LOCK)) {
             ps.setString(1, maxHoldMillis);
             ps.setString(2, maxHoldMillis);
             ps.setLong(3, key);

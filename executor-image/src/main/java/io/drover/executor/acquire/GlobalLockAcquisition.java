@@ -2,7 +2,7 @@ package io.drover.executor.acquire;
 
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
-import io.drover.executor.store.Tables;
+import io.drover.executor.store.JobSql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -23,10 +23,10 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
     private final long pollMillis;
     private final ExecutorMetrics metrics;
 
-    public GlobalLockAcquisition(Tables tables, String owner, Duration lockExpiry, GlobalAcquireLock lock,
+    public GlobalLockAcquisition(JobSql sql, String owner, Duration lockExpiry, GlobalAcquireLock lock,
                                  Duration waitTime, Duration pollInterval, ExecutorMetrics metrics) {
         this.lock = lock;
-        this.locker = new PageLocker(tables, owner, lockExpiry, false);
+        this.locker = new PageLocker(sql, owner, lockExpiry, false);
         this.waitNanos = waitTime.toNanos();
         this.pollMillis = Math.max(1, pollInterval.toMillis());
         this.metrics = metrics;

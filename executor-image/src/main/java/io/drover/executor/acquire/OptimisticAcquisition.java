@@ -1,9 +1,9 @@
 package io.drover.executor.acquire;
 
-import io.drover.executor.store.IndexPlans;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
-import io.drover.executor.store.Tables;
+import io.drover.executor.store.IndexPlans;
+import io.drover.executor.store.JobSql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,25 +25,20 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     private static final String DEADLOCK = "40P01";
     private static final String SERIALIZATION_FAILURE = "40001";
 
-    final String selectCandidates; // package-private: AcquisitionPlanTest checks its plan
+    private final String selectCandidates;
     private final String claim;
     private final String readClaimed;
     private final String owner;
     private final long lockExpiryMillis;
     private final ExecutorMetrics metrics;
 
-    public OptimisticAcquisition(Tables tables, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
+    public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
+        this.selectCandidates = sql.selectCandidates();
+        this.claim = sql.claimCandidate();
+        this.readClaimed = sql.readClaimed();
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.metrics = metrics;
-        this.selectCandidates = "select id, version from " + tables.job()
-                + " where locked_by is null and due_at <= now() order by due_at, id limit ?";
-        this.claim = "update " + tables.job()
-                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
-                + " version = version + 1"
-                + " where id = ? and version = ? and locked_by is null";
-        this.readClaimed = "select " + AcquiredJob.COLUMNS + " from " + tables.job()
-                + " j where j.id = any(?) and j.locked_by = ? order by j.due_at, j.id";
     }
 
     @Override

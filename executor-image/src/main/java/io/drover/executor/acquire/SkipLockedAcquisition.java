@@ -1,7 +1,7 @@
 package io.drover.executor.acquire;
 
 import io.drover.executor.store.AcquiredJob;
-import io.drover.executor.store.Tables;
+import io.drover.executor.store.JobSql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -15,8 +15,8 @@ import java.util.List;
 public final class SkipLockedAcquisition implements AcquisitionStrategy {
     private final PageLocker locker;
 
-    public SkipLockedAcquisition(Tables tables, String owner, Duration lockExpiry) {
-        this.locker = new PageLocker(tables, owner, lockExpiry, true);
+    public SkipLockedAcquisition(JobSql sql, String owner, Duration lockExpiry) {
+        this.locker = new PageLocker(sql, owner, lockExpiry, true);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.drover.executor.bench;
 
 import io.drover.executor.store.Migrations;
+import io.drover.schema.JobSchema;
 
 import javax.sql.DataSource;
 import java.io.File;
@@ -35,9 +36,10 @@ final class SqlFloor {
         Migrations.migrate(dataSource, SCHEMA);
         Seeder.seed(dataSource, SCHEMA, JobKind.parse("noop"), jobs);
         Path script = Files.createTempFile("drover-floor", ".sql");
-        Files.writeString(script, "with picked as (select id from " + SCHEMA + ".job"
-                + " where locked_by is null and due_at <= now() order by due_at limit " + batch
-                + " for update skip locked) delete from " + SCHEMA + ".job j using picked where j.id = picked.id;\n");
+        String job = JobSchema.jobTable(SCHEMA);
+        Files.writeString(script, "with picked as (select id from " + job
+                + " where " + JobSchema.DUE_AND_UNLOCKED + " order by due_at limit " + batch
+                + " for update skip locked) delete from " + job + " j using picked where j.id = picked.id;\n");
         // Enough transactions to drain the table; the few that find it empty cost a round trip each.
         int perClient = (int) Math.ceil((double) jobs / batch / clients) + 2;
         List<String> cmd = new ArrayList<>(List.of(pgbench(), "-n", "-c", Integer.toString(clients),

@@ -3,7 +3,7 @@ package io.drover.executor.engine;
 import io.drover.executor.acquire.Acquisition;
 import io.drover.executor.acquire.AcquisitionStrategy;
 import io.drover.executor.metrics.ExecutorMetrics;
-import io.drover.executor.store.Tables;
+import io.drover.executor.store.JobSql;
 import org.jboss.logging.Logger;
 
 import javax.sql.DataSource;
@@ -48,7 +48,7 @@ final class AcquisitionLoop {
 
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
-                    Duration interval, Tables tables, String nodeName) {
+                    Duration interval, JobSql sql, String nodeName) {
         this.dataSource = dataSource;
         this.strategy = strategy;
         this.pool = pool;
@@ -58,10 +58,7 @@ final class AcquisitionLoop {
         this.metrics = metrics;
         this.pageSize = Math.min(pageSize, pool.capacity());
         this.intervalMillis = interval.toMillis();
-        // Clamped to a day either side, so whatever a row holds ('infinity', year 1700) the
-        // answer is a number of milliseconds.
-        this.nextDueSql = "select (extract(epoch from (greatest(least(min(due_at), now() + interval '1 day'),"
-                + " now() - interval '1 day') - now())) * 1000)::bigint from " + tables.job() + " where locked_by is null";
+        this.nextDueSql = sql.nextDue();
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
     }
 

@@ -10,6 +10,7 @@ import io.drover.executor.config.NodeNames;
 import io.drover.executor.handler.HandlerRegistry;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.CompletionWriter;
+import io.drover.executor.store.JobSql;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.LockMaintenance;
 import io.drover.executor.store.Tables;
@@ -61,12 +62,12 @@ public final class ExecutorEngine implements AutoCloseable {
         this.metrics = metrics;
         this.owner = NodeNames.lockOwner(settings.nodeName());
         this.held = new HeldJobs(settings.lease().toNanos());
-        Tables tables = new Tables(settings.schema());
+        JobSql sql = new JobSql(new Tables(settings.schema()));
         String node = settings.nodeName();
-        this.maintenance = new LockMaintenance(tables, owner, node, settings.lockExpiry(), settings.maxCrashes());
-        this.completions = new CompletionLoop(dataSource, new CompletionWriter(tables, owner), held, database,
+        this.maintenance = new LockMaintenance(sql, owner, node, settings.lockExpiry(), settings.maxCrashes());
+        this.completions = new CompletionLoop(dataSource, new CompletionWriter(sql, owner), held, database,
                 heartbeats, metrics, settings.completionBatchSize(), node);
-        this.starter = new JobStarter(dataSource, new JobStarts(tables, owner, settings.lockExpiry()), held, database,
+        this.starter = new JobStarter(dataSource, new JobStarts(sql, owner, settings.lockExpiry()), held, database,
                 heartbeats, settings.lockRenewInterval().toMillis(), node);
         JobRunner runner = new JobRunner(handlers,
                 new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics, node);
@@ -77,16 +78,15 @@ public final class ExecutorEngine implements AutoCloseable {
         this.pool = new WorkerPool(settings.threads(), settings.queueSize(), settings.virtualThreads(), node,
                 runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit,
                 () -> database.reachable() && completions.stalledNanos() < stalled, metrics);
-        this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, tables, owner, metrics), pool, held,
-                database, heartbeats, metrics, settings.acquirePageSize(), settings.acquireInterval(), tables, node);
+        this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
+                database, heartbeats, metrics, settings.acquirePageSize(), settings.acquireInterval(), sql, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
         // Quiet period: two renewal rounds (plus the validation of a stale connection), so every
         // live node renewed after an outage first.
         this.sweeper = new ExpiredLockSweeper(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.expiredLockSweepInterval(), settings.lockRenewInterval().multipliedBy(2).plusSeconds(5), node);
-        this.session = new NodeSession(dataSource, settings.schema(), tables.channel(), owner, acquirer::wakeUp,
-                database, heartbeats, node);
+        this.session = new NodeSession(dataSource, sql, owner, acquirer::wakeUp, database, heartbeats, node);
         metrics.gauge("drover.queue.depth", "Jobs acquired and waiting for a worker", pool::queued);
         metrics.gauge("drover.queue.capacity", "The queueSize setting", pool::capacity);
         metrics.gauge("drover.threads.busy", "Workers running a job", pool::busy);
@@ -97,11 +97,11 @@ public final class ExecutorEngine implements AutoCloseable {
         metrics.gauge("drover.completion.pending", "Job outcomes waiting to be written", completions::pending);
     }
 
-    private static AcquisitionStrategy strategy(ExecutorSettings s, Tables tables, String owner, ExecutorMetrics metrics) {
+    private static AcquisitionStrategy strategy(ExecutorSettings s, JobSql sql, String owner, ExecutorMetrics metrics) {
         return switch (s.lockMode()) {
-            case SkipLocked -> new SkipLockedAcquisition(tables, owner, s.lockExpiry());
-            case Optimistic -> new OptimisticAcquisition(tables, owner, s.lockExpiry(), metrics);
-            case Global -> new GlobalLockAcquisition(tables, owner, s.lockExpiry(),
+            case SkipLocked -> new SkipLockedAcquisition(sql, owner, s.lockExpiry());
+            case Optimistic -> new OptimisticAcquisition(sql, owner, s.lockExpiry(), metrics);
+            case Global -> new GlobalLockAcquisition(sql, owner, s.lockExpiry(),
                     new GlobalAcquireLock(s.schema(), s.globalLockMaxHold()),
                     s.globalLockWaitTime(), s.globalLockPollInterval(), metrics);
         };

@@ -1,5 +1,6 @@
 package io.drover.executor.engine;
 
+import io.drover.executor.store.JobSql;
 import io.drover.executor.store.NodePresence;
 import org.jboss.logging.Logger;
 import org.postgresql.PGConnection;
@@ -38,7 +39,7 @@ final class NodeSession {
     static final Duration RECONNECTED_WITHIN = Duration.ofSeconds(30);
 
     private final DataSource dataSource;
-    private final String channel;
+    private final String listen;
     private final long presenceKey;
     private final Runnable onNotification;
     private final DatabaseHealth database;
@@ -48,11 +49,11 @@ final class NodeSession {
     private final Thread thread;
     private volatile boolean stopping;
 
-    NodeSession(DataSource dataSource, String schema, String channel, String owner, Runnable onNotification,
+    NodeSession(DataSource dataSource, JobSql sql, String owner, Runnable onNotification,
                 DatabaseHealth database, Heartbeats heartbeats, String nodeName) {
         this.dataSource = dataSource;
-        this.channel = channel;
-        this.presenceKey = NodePresence.key(schema, owner);
+        this.listen = sql.listen();
+        this.presenceKey = NodePresence.key(sql.tables().schema(), owner);
         this.onNotification = onNotification;
         this.database = database;
         this.beat = heartbeats.register("session");
@@ -75,7 +76,7 @@ final class NodeSession {
             try (Connection c = dataSource.getConnection()) {
                 boolean claimed = claimPresence(c);
                 try (Statement s = c.createStatement()) {
-                    s.execute("listen " + channel);
+                    s.execute(listen);
                 }
                 problems.succeeded();
                 database.succeeded();
@@ -113,13 +114,13 @@ final class NodeSession {
 
     private static void ping(Connection c) throws Exception {
         try (Statement s = c.createStatement()) {
-            s.execute("select 1");
+            s.execute(JobSql.PING);
         }
     }
 
     /** @return false while this node's own previous session still holds the key; it is claimed again later */
     private boolean claimPresence(Connection c) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement("select pg_try_advisory_lock(?)")) {
+        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_PRESENCE_LOCK)) {
             ps.setLong(1, presenceKey);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -79,33 +79,14 @@ public final class CompletionWriter {
     private final String defer;
     private final String deadLetter;
 
-    public CompletionWriter(Tables t, String owner) {
+    public CompletionWriter(JobSql sql, String owner) {
         this.owner = owner;
-        this.deleteDone = "delete from " + t.job() + " where id = any(?) and locked_by = ?";
-        // Next slot strictly after now on the timer's own grid: a timer that fell behind skips
-        // the slots it missed instead of firing once for each of them.
-        String slot = "due_at = j.due_at + j.repeat_interval"
-                + " * (floor(extract(epoch from (now() - j.due_at)) / extract(epoch from j.repeat_interval)) + 1),"
-                + " locked_by = null, lock_expires_at = null, started_at = null, version = j.version + 1";
-        this.nextSlot = "update " + t.job() + " j set " + slot + ", attempts = 0, crashes = 0, deferrals = 0,"
-                + " suspect = false, last_error = null where j.id = any(?) and j.locked_by = ?";
-        // Attempts keep counting consecutive failures, for the API to show; they never end a timer.
-        this.nextSlotFailed = "update " + t.job() + " j set " + slot + ", last_error = f.error,"
-                + " attempts = greatest(j.attempts + f.delta, 0)"
-                + " from unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)"
-                + " where j.id = f.id and j.locked_by = ?";
-        this.retry = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " attempts = greatest(j.attempts + f.delta, 0), version = j.version + 1"
-                + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, delta)"
-                + " where j.id = f.id and j.locked_by = ?";
-        this.defer = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " deferrals = j.deferrals + 1, version = j.version + 1"
-                + " from unnest(?::bigint[], ?::bigint[], ?::text[]) as f(id, delay, error)"
-                + " where j.id = f.id and j.locked_by = ?";
-        this.deadLetter = DeadLetterMove.sql(t, "unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)",
-                "j.id = f.id and j.locked_by = ?", "f.error", "greatest(j.attempts + f.delta, 0)", "j.crashes");
+        this.deleteDone = sql.deleteDone();
+        this.nextSlot = sql.nextSlot();
+        this.nextSlotFailed = sql.nextSlotFailed();
+        this.retry = sql.retry();
+        this.defer = sql.defer();
+        this.deadLetter = sql.deadLetter();
     }
 
     /** Writes the batch; see the class comment for outcomes the database refuses. */

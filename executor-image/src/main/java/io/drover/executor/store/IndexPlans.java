@@ -15,6 +15,8 @@ import java.sql.SQLException;
  * shared with handlers and must not change.
  */
 public final class IndexPlans {
+    // Not in JobSql with the statements: it names no table and no predicate, only planner
+    // settings, and it means nothing apart from the reason above for pinning, which it serves.
     private static final String SQL = "select set_config('enable_seqscan', 'off', true),"
             + " set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),"
             + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)";

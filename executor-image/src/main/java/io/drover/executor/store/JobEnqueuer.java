@@ -16,9 +16,7 @@ public final class JobEnqueuer {
 
     public JobEnqueuer(DataSource dataSource, Tables tables) {
         this.dataSource = dataSource;
-        this.insertSql = "insert into " + tables.job()
-                + " (type, payload, due_at, max_attempts, repeat_interval)"
-                + " values (?, ?, coalesce(?, now()), ?, ? * interval '1 millisecond')";
+        this.insertSql = new JobSql(tables).insertJob();
     }
 
     /**

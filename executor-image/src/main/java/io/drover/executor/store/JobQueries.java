@@ -17,11 +17,11 @@ public final class JobQueries {
     public static final long COUNT_CAP = 1_000_000;
 
     private final DataSource dataSource;
-    private final Tables t;
+    private final JobSql sql;
 
     public JobQueries(DataSource dataSource, Tables tables) {
         this.dataSource = dataSource;
-        this.t = tables;
+        this.sql = new JobSql(tables);
     }
 
     /** A job as the API shows it. status: scheduled (due later), due, running (locked by a node), dead_letter. */
@@ -31,10 +31,7 @@ public final class JobQueries {
 
     public Optional<JobView> find(long id) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement("select id, type, payload,"
-                    + " case when locked_by is not null then 'running' when due_at > now() then 'scheduled' else 'due' end,"
-                    + " due_at, attempts, max_attempts, repeat_interval::text, locked_by, last_error, created_at"
-                    + " from " + t.job() + " where id = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(sql.findJob())) {
                 ps.setLong(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
@@ -54,12 +51,7 @@ public final class JobQueries {
     }
 
     public Counts counts() throws SQLException {
-        String capped = "(select count(*) from (select 1 from %s where %s limit " + COUNT_CAP + ") x)";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("select "
-                + capped.formatted(t.job(), "locked_by is null and due_at <= now()") + ", "
-                + capped.formatted(t.job(), "locked_by is null and due_at > now()") + ", "
-                + capped.formatted(t.job(), "locked_by is not null") + ", "
-                + capped.formatted(t.deadLetter(), "true"));
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.counts());
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return new Counts(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), COUNT_CAP);
@@ -72,19 +64,13 @@ public final class JobQueries {
     /**
      * The whole cluster's due work, for the gauges every node refreshes: due jobs no node
      * holds (capped), how late the oldest of them is (0 when none), and dead letters (capped
-     * at {@link #DEAD_LETTER_GAUGE_CAP}). The first two walk the partial index the acquisition
-     * uses (job_acquire_idx: due_at, id where locked_by is null): min(due_at) is its first entry.
+     * at {@link #DEAD_LETTER_GAUGE_CAP}), in one statement ({@link JobSql#dueFigures}).
      */
     public record DueFigures(long backlog, double oldestLagSeconds, long deadLetters) {
     }
 
     public DueFigures dueFigures() throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("select"
-                + " (select count(*) from (select 1 from " + t.job() + " where locked_by is null and due_at <= now()"
-                + " limit " + COUNT_CAP + ") x),"
-                + " (select coalesce(extract(epoch from now() - min(due_at)), 0) from " + t.job()
-                + " where locked_by is null and due_at <= now()),"
-                + " (select count(*) from (select 1 from " + t.deadLetter() + " limit " + DEAD_LETTER_GAUGE_CAP + ") y)");
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.dueFigures());
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return new DueFigures(rs.getLong(1), rs.getDouble(2), rs.getLong(3));
@@ -95,13 +81,9 @@ public final class JobQueries {
                                  String repeatEvery, String error, Instant dueAt, Instant createdAt, Instant failedAt) {
     }
 
-    private static final String DEAD_COLUMNS = "id, type, payload, attempts, max_attempts, repeat_interval::text,"
-            + " error, due_at, created_at, failed_at";
-
     /** Dead letters by id, paged with {@code afterId} (keyset: stable while rows come and go). */
     public List<DeadLetterView> deadLetters(long afterId, int limit) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id > ? order by id limit ?")) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.deadLetterPage())) {
             ps.setLong(1, afterId);
             ps.setInt(2, limit);
             List<DeadLetterView> list = new ArrayList<>();
@@ -115,7 +97,7 @@ public final class JobQueries {
     }
 
     private Optional<DeadLetterView> findDead(Connection c, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(sql.findDeadLetter())) {
             ps.setLong(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(deadLetter(rs)) : Optional.empty();
@@ -130,12 +112,7 @@ public final class JobQueries {
      * @return false if there is no such dead letter
      */
     public boolean retryDeadLetter(long id) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "with moved as (delete from " + t.deadLetter() + " where id = ? returning *)"
-                        + " insert into " + t.job() + " (id, type, payload, due_at, attempts, max_attempts,"
-                        + " repeat_interval, last_error, created_at) overriding system value"
-                        + " select id, type, payload, now(), 0, max_attempts, repeat_interval,"
-                        + " 'retried from dead letters; previous error: ' || error, created_at from moved")) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.retryDeadLetter())) {
             ps.setLong(1, id);
             return ps.executeUpdate() == 1;
         }
@@ -143,7 +120,7 @@ public final class JobQueries {
 
     public boolean deleteDeadLetter(long id) throws SQLException {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("delete from " + t.deadLetter() + " where id = ?")) {
+             PreparedStatement ps = c.prepareStatement(sql.deleteDeadLetter())) {
             ps.setLong(1, id);
             return ps.executeUpdate() == 1;
         }

@@ -30,15 +30,11 @@ public final class JobStarts {
     private final String mark;
     private final String payloads;
 
-    public JobStarts(Tables t, String owner, Duration lockExpiry) {
+    public JobStarts(JobSql sql, String owner, Duration lockExpiry) {
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
-        // Idempotent within one lock tenure: a mark written again (a retried batch, a commit
-        // whose answer was lost) charges nothing more.
-        this.mark = "update " + t.job() + " set attempts = attempts + case when started_at is null then 1 else 0 end,"
-                + " started_at = coalesce(started_at, now()), lock_expires_at = now() + ? * interval '1 millisecond'"
-                + " where id = any(?) and locked_by = ? returning id, attempts, payload";
-        this.payloads = "select id, attempts + 1, payload from " + t.job() + " where id = any(?) and locked_by = ?";
+        this.mark = sql.markStarted();
+        this.payloads = sql.readPayloads();
     }
 
     /** A job as it starts: the attempt this run is, and its payload. */

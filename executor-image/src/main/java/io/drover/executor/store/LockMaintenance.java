@@ -24,8 +24,6 @@ import java.util.Set;
  * take down the fleet node by node.
  */
 public final class LockMaintenance {
-    /** Rows handled per recovery statement; recovery loops while pages come back. */
-    static final int RECOVERY_PAGE = 1000;
     /** Bounds one sweep: a backlog of expired locks larger than this is finished by the next sweeps. */
     private static final int MAX_PAGES = 100;
 
@@ -40,25 +38,17 @@ public final class LockMaintenance {
     private final Recovery expired;
     private final Recovery ofOwner;
 
-    public LockMaintenance(Tables t, String owner, String nodeName, Duration lockExpiry, int maxCrashes) {
-        this.schema = t.schema();
+    public LockMaintenance(JobSql sql, String owner, String nodeName, Duration lockExpiry, int maxCrashes) {
+        this.schema = sql.tables().schema();
         this.owner = owner;
         this.nodeName = nodeName;
         this.lockExpiryMillis = lockExpiry.toMillis();
-        this.renew = "update " + t.job() + " set lock_expires_at = now() + ? * interval '1 millisecond'"
-                + " where id = any(?) and locked_by = ? returning id";
-        // Jobs that never started: nothing was charged, nothing to give back.
-        this.release = "update " + t.job() + " set locked_by = null, lock_expires_at = null, version = version + 1"
-                + " where id = any(?) and locked_by = ? and started_at is null";
-        this.predecessors = "select distinct locked_by from " + t.job()
-                + " where locked_by is not null and starts_with(locked_by, ?) and locked_by <> ?";
-        // Released and recovered jobs are due now: wake idle nodes as an insert would.
-        this.notify = "select pg_notify('" + t.channel() + "', '')";
-        // Expired locks of other owners, and ours only for rows this node no longer tracks (it
-        // never sweeps a job it still holds: after an outage it renews them instead).
-        this.expired = new Recovery(t, maxCrashes, "locked_by is not null and lock_expires_at < now()"
-                + " and not (locked_by = ? and id = any(?))", "lock_expires_at");
-        this.ofOwner = new Recovery(t, maxCrashes, "locked_by = ?", "id");
+        this.renew = sql.renewLocks();
+        this.release = sql.releaseUnstarted();
+        this.predecessors = sql.predecessors();
+        this.notify = sql.notifyJobs();
+        this.expired = new Recovery(sql.recoverExpired(maxCrashes));
+        this.ofOwner = new Recovery(sql.recoverOwnedBy(maxCrashes));
     }
 
     /**
@@ -179,8 +169,7 @@ public final class LockMaintenance {
     }
 
     private static boolean serverUpFor(Connection c, Duration settled) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "select now() - pg_postmaster_start_time() >= ? * interval '1 millisecond'")) {
+        try (PreparedStatement ps = c.prepareStatement(JobSql.SERVER_UP_FOR)) {
             ps.setLong(1, settled.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -190,7 +179,7 @@ public final class LockMaintenance {
     }
 
     private static boolean tryXactLock(Connection c, long key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("select pg_try_advisory_xact_lock(?)")) {
+        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_PRESENCE_XACT_LOCK)) {
             ps.setLong(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -213,28 +202,14 @@ public final class LockMaintenance {
         void bind(PreparedStatement ps) throws SQLException;
     }
 
-    /** The two statements that recover a selection of locked rows, page by page. */
+    /** Runs the two statements that recover a selection of locked rows, page by page. */
     private static final class Recovery {
         private final String poison;
         private final String unlock;
 
-        Recovery(Tables t, int maxCrashes, String where, String order) {
-            String page = "select id, started_at is not null as running from " + t.job() + " where " + where
-                    + " order by " + order + " limit " + RECOVERY_PAGE + " for update skip locked";
-            String crash = "j.crashes + 1";
-            this.poison = DeadLetterMove.sql(t, "(" + page + ") x",
-                    "j.id = x.id and j.started_at is not null and " + crash + " >= " + maxCrashes,
-                    "'poison: ' || (" + crash + ") || ' executor nodes died while running it (the last: '"
-                            + " || j.locked_by || ')'",
-                    "greatest(j.attempts - 1, 0)", crash);
-            this.unlock = "update " + t.job() + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                    + " suspect = true, version = j.version + 1,"
-                    + " attempts = case when x.running then greatest(j.attempts - 1, 0) else j.attempts end,"
-                    + " crashes = j.crashes + case when x.running then 1 else 0 end,"
-                    + " last_error = case when x.running then 'node ' || j.locked_by || ' died while running it'"
-                    + " || ' (crash ' || (" + crash + ") || ' of at most " + maxCrashes + ")' else j.last_error end"
-                    + " from (" + page + ") x where j.id = x.id and (not x.running or " + crash + " < " + maxCrashes + ")"
-                    + " returning x.running";
+        Recovery(JobSql.RecoverySql sql) {
+            this.poison = sql.poison();
+            this.unlock = sql.unlock();
         }
 
         Recovered run(Connection c, Binder binder) throws SQLException {

@@ -1,5 +1,7 @@
 package io.drover.executor.store;
 
+import io.drover.schema.JobSchema;
+
 /**
  * Schema-qualified table names. Statements name the schema explicitly rather than relying on
  * the connection's search_path, so a pooled connection shared with user code cannot redirect
@@ -7,7 +9,7 @@ package io.drover.executor.store;
  */
 public record Tables(String schema) {
     public String job() {
-        return schema + ".job";
+        return JobSchema.jobTable(schema);
     }
 
     public String deadLetter() {

@@ -1,6 +1,7 @@
 package io.drover.operator.autoscaling;
 
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
+import io.drover.schema.JobSchema;
 
 /**
  * The SQL KEDA runs every pollingInterval: the jobs due that no node holds yet, plus the jobs
@@ -16,6 +17,9 @@ import io.drover.operator.api.v1alpha1.AutoscalingSpec;
  * NULL (executor migration V3), the one acquisition walks; held rows are read from the partial
  * index job_lock_expiry_idx, whose size is what the fleet holds. Counting past maxReplicas x
  * targetBacklogPerNode would not change KEDA's decision.
+ *
+ * <p>Both predicates are the executor's own ({@link JobSchema}), not copies: a query that
+ * drifted from the index would still answer, only by scanning the table on every poll.
  */
 public final class BacklogQuery {
     private BacklogQuery() {
@@ -27,10 +31,10 @@ public final class BacklogQuery {
     }
 
     public static String sql(String schema, AutoscalingSpec a, int threads) {
-        String s = schema == null ? "drover" : schema;
+        String job = JobSchema.jobTable(schema == null ? "drover" : schema);
         long cap = cap(a);
-        return "select (select count(*) from (select 1 from " + s + ".job where locked_by is null and due_at <= now()"
+        return "select (select count(*) from (select 1 from " + job + " where " + JobSchema.DUE_AND_UNLOCKED
                 + " limit " + cap + ") as due) + (select coalesce(sum(least(n, " + threads + ")), 0) from"
-                + " (select count(*) as n from " + s + ".job where locked_by is not null group by locked_by) as held)";
+                + " (select count(*) as n from " + job + " where " + JobSchema.HELD + " group by locked_by) as held)";
     }
 }

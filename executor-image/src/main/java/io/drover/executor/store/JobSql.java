@@ -1,0 +1,414 @@
+package io.drover.executor.store;
+
+import io.drover.schema.JobSchema;
+
+import static io.drover.schema.JobSchema.ACQUIRE_ORDER;
+import static io.drover.schema.JobSchema.DUE_AND_UNLOCKED;
+import static io.drover.schema.JobSchema.HELD;
+import static io.drover.schema.JobSchema.UNLOCKED;
+
+/**
+ * Every statement the engine and the API send, in one place, so the job store's SQL reads as a
+ * whole: which statements walk job_acquire_idx, which match only the rows this node holds, how
+ * a row moves between the tables. The classes that run a statement bind its parameters and read
+ * its rows; each statement's comment lists its JDBC {@code ?} parameters in order. Tables are
+ * named with their schema ({@link Tables}); the acquisition index's order and the predicates
+ * come from {@link JobSchema}, which the operator's KEDA query shares.
+ *
+ * <p>Statements that name no table are constants; the others are built for the schema. The
+ * planner settings that pin the acquisition's plans stay in {@link IndexPlans}, beside why.
+ */
+public final class JobSql {
+    private final Tables t;
+    private final String job;
+
+    public JobSql(Tables tables) {
+        this.t = tables;
+        this.job = tables.job();
+    }
+
+    public Tables tables() {
+        return t;
+    }
+
+    // ---- Acquisition. The statements that read the backlog walk job_acquire_idx in order and
+    // stop after the page; AcquisitionPlanTest checks each plan on a large backlog.
+
+    /**
+     * Locks the oldest due, unlocked jobs for this node (SkipLocked and Global modes). The
+     * selection is an ordered range scan of job_acquire_idx that stops after the page; the update
+     * then finds the rows by primary key. It re-checks {@code locked_by is null}, so a row changed
+     * between the scan and the update (swept, deleted, taken) is skipped rather than stolen. Run
+     * with the plan pinned to index scans and a nested loop on the primary key ({@link IndexPlans}).
+     *
+     * <p>Parameters: page size, owner, lock expiry (ms). Returns {@link AcquiredJob#COLUMNS}.
+     *
+     * @param skipLocked add FOR UPDATE SKIP LOCKED (SkipLocked mode); Global mode needs none
+     */
+    public String lockPage(boolean skipLocked) {
+        return "with picked as (select id from " + job + " where " + DUE_AND_UNLOCKED
+                + " order by " + ACQUIRE_ORDER + " limit ?"
+                + (skipLocked ? " for update skip locked" : "")
+                + ") update " + job + " j"
+                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
+                + " version = j.version + 1"
+                + " from picked where j.id = picked.id and j.locked_by is null"
+                + " returning " + AcquiredJob.COLUMNS;
+    }
+
+    /**
+     * Optimistic mode, step 1: the oldest due candidates, read without locking (plan pinned like
+     * {@link #lockPage}). Parameter: page size. Returns id, version.
+     */
+    public String selectCandidates() {
+        return "select id, version from " + job + " where " + DUE_AND_UNLOCKED
+                + " order by " + ACQUIRE_ORDER + " limit ?";
+    }
+
+    /**
+     * Optimistic mode, step 2: claims one candidate if no node changed it since it was read; no
+     * row updated means another node won it. Parameters: owner, lock expiry (ms), id, version.
+     */
+    public String claimCandidate() {
+        return "update " + job
+                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
+                + " version = version + 1"
+                + " where id = ? and version = ? and locked_by is null";
+    }
+
+    /**
+     * Optimistic mode, step 3: the claimed jobs, in acquisition order. Parameters: ids (bigint[]),
+     * owner. Returns {@link AcquiredJob#COLUMNS}.
+     */
+    public String readClaimed() {
+        return "select " + AcquiredJob.COLUMNS + " from " + job
+                + " j where j.id = any(?) and j.locked_by = ? order by j.due_at, j.id";
+    }
+
+    /**
+     * Global mode: tries the fleet-wide acquire lock once, without waiting, in the current
+     * transaction. One round trip: the timeouts that bound a hung holder are set in the same
+     * statement. Parameters: max hold (ms, idle in transaction), max hold (ms, statement), the
+     * lock's key. The third column is true when the lock was taken.
+     */
+    public static final String TRY_GLOBAL_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
+            + " set_config('statement_timeout', ?, true),"
+            + " pg_try_advisory_xact_lock(?)";
+
+    /**
+     * Milliseconds until the next unlocked job is due (negative if one is overdue, null when
+     * none), for the acquirer's idle wait: min(due_at) is the first entry of job_acquire_idx.
+     * Clamped to a day either side, so whatever a row holds ('infinity', year 1700) the answer
+     * is a number of milliseconds.
+     */
+    public String nextDue() {
+        return "select (extract(epoch from (greatest(least(min(due_at), now() + interval '1 day'),"
+                + " now() - interval '1 day') - now())) * 1000)::bigint from " + job + " where " + UNLOCKED;
+    }
+
+    // ---- Start: the writes right before a handler runs, each matching only rows this node
+    // holds (JobStarts).
+
+    /**
+     * The start mark of suspects: charges the attempt, sets started_at, renews the lock, reads the
+     * payload. Idempotent within one lock tenure: a mark written again (a retried batch, a commit
+     * whose answer was lost) charges nothing more. Parameters: lock expiry (ms), ids (bigint[]),
+     * owner. Returns id, attempts, payload.
+     */
+    public String markStarted() {
+        return "update " + job + " set attempts = attempts + case when started_at is null then 1 else 0 end,"
+                + " started_at = coalesce(started_at, now()), lock_expires_at = now() + ? * interval '1 millisecond'"
+                + " where id = any(?) and locked_by = ? returning id, attempts, payload";
+    }
+
+    /**
+     * The payloads too large to come with the acquired row. Parameters: ids (bigint[]), owner.
+     * Returns id, the attempt this run is, payload.
+     */
+    public String readPayloads() {
+        return "select id, attempts + 1, payload from " + job + " where id = any(?) and locked_by = ?";
+    }
+
+    // ---- Completion: one statement per kind of outcome, over arrays, each matching only rows
+    // still locked by this node; the owner is always the last parameter.
+
+    /** Done: deleted. Parameters: ids (bigint[]), owner. */
+    public String deleteDone() {
+        return "delete from " + job + " where id = any(?) and locked_by = ?";
+    }
+
+    /** A recurring timer's run succeeded: to its next slot, counters reset. Parameters: ids (bigint[]), owner. */
+    public String nextSlot() {
+        return "update " + job + " j set " + nextSlotAssignments() + ", attempts = 0, crashes = 0, deferrals = 0,"
+                + " suspect = false, last_error = null where j.id = any(?) and j.locked_by = ?";
+    }
+
+    /**
+     * A recurring timer's run failed: to its next slot all the same. Attempts keep counting
+     * consecutive failures, for the API to show; they never end a timer. Parameters: ids
+     * (bigint[]), errors (text[]), attempt deltas (int[]), owner.
+     */
+    public String nextSlotFailed() {
+        return "update " + job + " j set " + nextSlotAssignments() + ", last_error = f.error,"
+                + " attempts = greatest(j.attempts + f.delta, 0)"
+                + " from unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)"
+                + " where j.id = f.id and j.locked_by = ?";
+    }
+
+    /**
+     * Next slot strictly after now on the timer's own grid: a timer that fell behind skips the
+     * slots it missed instead of firing once for each of them.
+     */
+    private static String nextSlotAssignments() {
+        return "due_at = j.due_at + j.repeat_interval"
+                + " * (floor(extract(epoch from (now() - j.due_at)) / extract(epoch from j.repeat_interval)) + 1),"
+                + " locked_by = null, lock_expires_at = null, started_at = null, version = j.version + 1";
+    }
+
+    /**
+     * Failed with attempts left: unlocked, due again after a delay. Parameters: ids (bigint[]),
+     * delays (ms, bigint[]), errors (text[]), attempt deltas (int[]), owner.
+     */
+    public String retry() {
+        return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
+                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
+                + " attempts = greatest(j.attempts + f.delta, 0), version = j.version + 1"
+                + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, delta)"
+                + " where j.id = f.id and j.locked_by = ?";
+    }
+
+    /**
+     * Handed back unrun (no handler on this node): due again after a delay, deferrals + 1.
+     * Parameters: ids (bigint[]), delays (ms, bigint[]), errors (text[]), owner.
+     */
+    public String defer() {
+        return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
+                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
+                + " deferrals = j.deferrals + 1, version = j.version + 1"
+                + " from unnest(?::bigint[], ?::bigint[], ?::text[]) as f(id, delay, error)"
+                + " where j.id = f.id and j.locked_by = ?";
+    }
+
+    /**
+     * Failed for good: moved to dead letters. Parameters: ids (bigint[]), errors (text[]), attempt
+     * deltas (int[]), owner.
+     */
+    public String deadLetter() {
+        return moveToDeadLetters("unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)",
+                "j.id = f.id and j.locked_by = ?", "f.error", "greatest(j.attempts + f.delta, 0)", "j.crashes");
+    }
+
+    // ---- Lock maintenance and recovery: renew ours, release ours, recover the dead's.
+
+    /** Extends the locks this node still holds. Parameters: lock expiry (ms), ids (bigint[]), owner. Returns id. */
+    public String renewLocks() {
+        return "update " + job + " set lock_expires_at = now() + ? * interval '1 millisecond'"
+                + " where id = any(?) and locked_by = ? returning id";
+    }
+
+    /**
+     * Unlocks jobs this node acquired but never started. Jobs that never started: nothing was
+     * charged, nothing to give back. Parameters: ids (bigint[]), owner.
+     */
+    public String releaseUnstarted() {
+        return "update " + job + " set locked_by = null, lock_expires_at = null, version = version + 1"
+                + " where id = any(?) and locked_by = ? and started_at is null";
+    }
+
+    /**
+     * The other owners holding rows under this node's name: earlier runs of it. Parameters: the
+     * name followed by ':', this node's owner. Returns locked_by.
+     */
+    public String predecessors() {
+        return "select distinct locked_by from " + job
+                + " where " + HELD + " and starts_with(locked_by, ?) and locked_by <> ?";
+    }
+
+    /** Released and recovered jobs are due now: wake idle nodes as an insert would. */
+    public String notifyJobs() {
+        return "select pg_notify('" + t.channel() + "', '')";
+    }
+
+    /**
+     * Recovers rows whose lock expired: of other owners, and ours only for rows this node no
+     * longer tracks (it never sweeps a job it still holds: after an outage it renews them
+     * instead). Parameters of both statements: owner, held ids (bigint[]).
+     */
+    public RecoverySql recoverExpired(int maxCrashes) {
+        return recovery(maxCrashes, HELD + " and lock_expires_at < now() and not (locked_by = ? and id = any(?))",
+                "lock_expires_at");
+    }
+
+    /** Recovers every row of one owner (a predecessor proven gone). Parameter of both statements: that owner. */
+    public RecoverySql recoverOwnedBy(int maxCrashes) {
+        return recovery(maxCrashes, "locked_by = ?", "id");
+    }
+
+    /**
+     * The two statements that recover one page of a selection of locked rows, both with the
+     * selection's parameters: {@code poison} moves the jobs whose node died during a watched run
+     * for the {@code maxCrashes}-th time to dead letters; {@code unlock} unlocks the rest as
+     * suspects, giving a crashed run's attempt back, and returns whether each was running.
+     */
+    public record RecoverySql(String poison, String unlock) {
+    }
+
+    /** Rows handled per recovery statement; recovery loops while pages come back. */
+    private static final int RECOVERY_PAGE = 1000;
+
+    private RecoverySql recovery(int maxCrashes, String where, String order) {
+        String page = "select id, started_at is not null as running from " + job + " where " + where
+                + " order by " + order + " limit " + RECOVERY_PAGE + " for update skip locked";
+        String crash = "j.crashes + 1";
+        String poison = moveToDeadLetters("(" + page + ") x",
+                "j.id = x.id and j.started_at is not null and " + crash + " >= " + maxCrashes,
+                "'poison: ' || (" + crash + ") || ' executor nodes died while running it (the last: '"
+                        + " || j.locked_by || ')'",
+                "greatest(j.attempts - 1, 0)", crash);
+        String unlock = "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
+                + " suspect = true, version = j.version + 1,"
+                + " attempts = case when x.running then greatest(j.attempts - 1, 0) else j.attempts end,"
+                + " crashes = j.crashes + case when x.running then 1 else 0 end,"
+                + " last_error = case when x.running then 'node ' || j.locked_by || ' died while running it'"
+                + " || ' (crash ' || (" + crash + ") || ' of at most " + maxCrashes + ")' else j.last_error end"
+                + " from (" + page + ") x where j.id = x.id and (not x.running or " + crash + " < " + maxCrashes + ")"
+                + " returning x.running";
+        return new RecoverySql(poison, unlock);
+    }
+
+    /**
+     * The one statement that moves job rows to dead letters: a DELETE ... RETURNING feeding an
+     * INSERT, so a row is in exactly one of the two tables at every instant.
+     *
+     * @param using    FROM items for the DELETE, e.g. an unnest of ids and errors
+     * @param where    condition on {@code j} (and the using items) selecting the rows
+     * @param error    SQL expression for the error text
+     * @param attempts the attempts to record (recovery gives back the attempt of a crash)
+     * @param crashes  the crashes to record
+     */
+    private String moveToDeadLetters(String using, String where, String error, String attempts, String crashes) {
+        return "with moved as (delete from " + job + " j using " + using
+                + " where " + where
+                + " returning j.id, j.type, j.payload, " + attempts + " as attempts, j.max_attempts, j.repeat_interval, "
+                + error + " as error, j.due_at, j.created_at, " + crashes + " as crashes)"
+                + " insert into " + t.deadLetter()
+                + " (id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes)"
+                + " select id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes"
+                + " from moved on conflict (id) do update set type = excluded.type, payload = excluded.payload,"
+                + " attempts = excluded.attempts, max_attempts = excluded.max_attempts,"
+                + " repeat_interval = excluded.repeat_interval, error = excluded.error,"
+                + " due_at = excluded.due_at, created_at = excluded.created_at, crashes = excluded.crashes,"
+                + " failed_at = now()";
+    }
+
+    // ---- Session and presence: the node's long-lived connection, and the presence locks that
+    // prove a node alive (NodePresence).
+
+    /** Subscribes the session to the schema's channel (new and released jobs). */
+    public String listen() {
+        return "listen " + t.channel();
+    }
+
+    /** A round trip that proves the session's connection alive. */
+    public static final String PING = "select 1";
+
+    /** Takes a node's presence lock for the session, without waiting. Parameter: the presence key. */
+    public static final String TRY_PRESENCE_LOCK = "select pg_try_advisory_lock(?)";
+
+    /**
+     * Takes another owner's presence key for the current transaction only, without waiting: true
+     * proves that owner gone. Parameter: the presence key.
+     */
+    public static final String TRY_PRESENCE_XACT_LOCK = "select pg_try_advisory_xact_lock(?)";
+
+    /**
+     * Whether the database server has been up long enough for free presence locks to mean
+     * anything. Parameter: how long (ms).
+     */
+    public static final String SERVER_UP_FOR =
+            "select now() - pg_postmaster_start_time() >= ? * interval '1 millisecond'";
+
+    // ---- API queries: reads and administrative writes for the REST API and the gauges.
+
+    /**
+     * One job as the API shows it, with its status: running (locked by a node), scheduled (due
+     * later) or due. Parameter: id.
+     */
+    public String findJob() {
+        return "select id, type, payload,"
+                + " case when " + HELD + " then 'running' when due_at > now() then 'scheduled' else 'due' end,"
+                + " due_at, attempts, max_attempts, repeat_interval::text, locked_by, last_error, created_at"
+                + " from " + job + " where id = ?";
+    }
+
+    /**
+     * Due backlog, future timers, running jobs and dead letters, each counted up to
+     * {@link JobQueries#COUNT_CAP}: counting a backlog of millions would cost seconds on every call.
+     */
+    public String counts() {
+        String capped = "(select count(*) from (select 1 from %s where %s limit " + JobQueries.COUNT_CAP + ") x)";
+        return "select "
+                + capped.formatted(job, DUE_AND_UNLOCKED) + ", "
+                + capped.formatted(job, UNLOCKED + " and due_at > now()") + ", "
+                + capped.formatted(job, HELD) + ", "
+                + capped.formatted(t.deadLetter(), "true");
+    }
+
+    /**
+     * The gauges' figures: due jobs no node holds (capped), how late the oldest of them is in
+     * seconds (0 when none), dead letters (capped). The first two walk the partial index the
+     * acquisition uses (job_acquire_idx): min(due_at) is its first entry.
+     */
+    public String dueFigures() {
+        return "select"
+                + " (select count(*) from (select 1 from " + job + " where " + DUE_AND_UNLOCKED
+                + " limit " + JobQueries.COUNT_CAP + ") x),"
+                + " (select coalesce(extract(epoch from now() - min(due_at)), 0) from " + job
+                + " where " + DUE_AND_UNLOCKED + "),"
+                + " (select count(*) from (select 1 from " + t.deadLetter() + " limit " + JobQueries.DEAD_LETTER_GAUGE_CAP
+                + ") y)";
+    }
+
+    /** The dead-letter columns the API reads, in order. */
+    private static final String DEAD_COLUMNS = "id, type, payload, attempts, max_attempts, repeat_interval::text,"
+            + " error, due_at, created_at, failed_at";
+
+    /** A page of dead letters by id, keyset-paged (stable while rows come and go). Parameters: after id, limit. */
+    public String deadLetterPage() {
+        return "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id > ? order by id limit ?";
+    }
+
+    /** One dead letter. Parameter: id. */
+    public String findDeadLetter() {
+        return "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id = ?";
+    }
+
+    /**
+     * Moves a dead letter back into the job table under its own id, due now, with fresh
+     * attempts. One statement: the job is never in both tables, nor in neither. Parameter: id.
+     */
+    public String retryDeadLetter() {
+        return "with moved as (delete from " + t.deadLetter() + " where id = ? returning *)"
+                + " insert into " + job + " (id, type, payload, due_at, attempts, max_attempts,"
+                + " repeat_interval, last_error, created_at) overriding system value"
+                + " select id, type, payload, now(), 0, max_attempts, repeat_interval,"
+                + " 'retried from dead letters; previous error: ' || error, created_at from moved";
+    }
+
+    /** Parameter: id. */
+    public String deleteDeadLetter() {
+        return "delete from " + t.deadLetter() + " where id = ?";
+    }
+
+    // ---- Enqueue.
+
+    /**
+     * One new job, due at the given instant or now. Parameters: type, payload, due at (null for
+     * now), max attempts, repeat interval (ms, null for a one-shot job). Generates id.
+     */
+    public String insertJob() {
+        return "insert into " + job
+                + " (type, payload, due_at, max_attempts, repeat_interval)"
+                + " values (?, ?, coalesce(?, now()), ?, ? * interval '1 millisecond')";
+    }
+}
