@@ -1,41 +1,36 @@
 package io.drover.executor.config;
 
+import io.quarkus.runtime.configuration.DurationConverter;
+
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Optional;
 
-/** Durations as users write them: ISO-8601 ({@code PT1M}) or short ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}). */
+/**
+ * The executor's one duration grammar, for its API and tools as for its configuration: Quarkus'
+ * own converter, which reads the settings from the environment and application.properties.
+ * ISO-8601 ({@code PT1M}, {@code pt90s}), a number with a unit ({@code 500ms}, {@code 30s},
+ * {@code 1.5s}, {@code 5m}, {@code 2h}, {@code 1d}), or a bare number of seconds ({@code 60}).
+ * So {@code DROVER_LOCKEXPIRY=60} and a job's {@code "repeatEvery": "60"} mean the same.
+ */
 public final class Durations {
+    private static final DurationConverter QUARKUS = new DurationConverter();
+
     private Durations() {
     }
 
-    /** @return empty when the text is neither form */
+    /** @return empty when the text is not a duration */
     public static Optional<Duration> parse(String text) {
         if (text == null || text.isBlank()) {
             return Optional.empty();
         }
-        String s = text.trim().toLowerCase(Locale.ROOT);
         try {
-            if (s.startsWith("p")) {
-                return Optional.of(Duration.parse(s.toUpperCase(Locale.ROOT)));
-            }
-            if (s.endsWith("ms")) {
-                return Optional.of(Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2))));
-            }
-            long n = Long.parseLong(s.substring(0, s.length() - 1));
-            return Optional.ofNullable(switch (s.charAt(s.length() - 1)) {
-                case 's' -> Duration.ofSeconds(n);
-                case 'm' -> Duration.ofMinutes(n);
-                case 'h' -> Duration.ofHours(n);
-                case 'd' -> Duration.ofDays(n);
-                default -> null;
-            });
+            return Optional.ofNullable(QUARKUS.convert(text.trim()));
         } catch (RuntimeException e) {
             return Optional.empty();
         }
     }
 
-    /** @throws IllegalArgumentException naming the setting when the text is neither form */
+    /** @throws IllegalArgumentException naming the setting when the text is not a duration */
     public static Duration parse(String name, String text) {
         return parse(text).orElseThrow(() -> new IllegalArgumentException(
                 name + " must be a duration such as PT1M, 30s or 500ms, got '" + text + "'"));

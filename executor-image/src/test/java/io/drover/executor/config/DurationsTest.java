@@ -17,6 +17,15 @@ class DurationsTest {
         assertThat(Durations.parse("5m")).contains(Duration.ofMinutes(5));
         assertThat(Durations.parse("2h")).contains(Duration.ofHours(2));
         assertThat(Durations.parse("1d")).contains(Duration.ofDays(1));
+        assertThat(Durations.parse("1.5s")).contains(Duration.ofMillis(1500));
+    }
+
+    /** The API and the tools read durations as the configuration does (Quarkus' converter). */
+    @Test
+    void aBareNumberIsSecondsAsInTheConfiguration() {
+        assertThat(Durations.parse("60")).contains(Duration.ofSeconds(60));
+        assertThat(Durations.parse("60"))
+                .contains(new io.quarkus.runtime.configuration.DurationConverter().convert("60"));
     }
 
     @Test
