@@ -74,7 +74,8 @@ public interface DroverConfig {
     java.nio.file.Path terminationMessagePath();
 
     /** Set false to run the service without executing jobs (e.g. an API-only deployment). */
-    Optional<Boolean> enabled();
+    @WithDefault("true")
+    boolean enabled();
 
     /** Jars with user handlers (ServiceLoader), loaded at startup if the directory exists. */
     @WithDefault("/app/handlers")

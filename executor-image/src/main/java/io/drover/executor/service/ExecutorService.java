@@ -75,7 +75,7 @@ public class ExecutorService {
         try {
             DatabaseStartup.retry("Migrating the schema " + settings.schema(), flyway::migrate,
                     config.startupTimeout(), status -> waitingFor = status);
-            if (!config.enabled().orElse(true)) {
+            if (!config.enabled()) {
                 LOG.info("Job execution disabled (drover.enabled=false)");
             } else {
                 LOG.infof("Job handlers: %s", handlers.types());

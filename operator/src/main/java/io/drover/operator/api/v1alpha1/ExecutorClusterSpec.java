@@ -93,7 +93,7 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("Worker threads per node.")
     public Integer threads;
 
-    @JsonPropertyDescription("Run the worker threads as virtual threads (for I/O-bound handlers).")
+    @JsonPropertyDescription("Run the worker threads as virtual threads (for I/O-bound handlers). Executor default false.")
     public Boolean virtualThreads;
 
     @Default("1024")
