@@ -112,7 +112,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             String message = "spec.image " + ec.getSpec().image + " is not among the images this operator allows ("
                     + images.describe() + "; drover.operator.allowedImages)";
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
-            var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for an allowed image", "ImageNotAllowed", message);
+            var findings = ClusterStatus.Findings.blocked("an allowed image", "ImageNotAllowed", message);
             return status(ec, current, findings, client);
         }
 
@@ -120,7 +120,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (refusal.isPresent()) {
             // The CRD in place may predate a rule: the operator holds the line itself.
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), refusal.get());
-            var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for an acceptable spec", "SpecRefused", refusal.get());
+            var findings = ClusterStatus.Findings.blocked("an acceptable spec", "SpecRefused", refusal.get());
             return status(ec, current, findings, client);
         }
 
@@ -128,8 +128,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (!secrets.ok()) {
             // Change nothing that runs: executors keep working with what they have.
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), secrets.problemMessage());
-            var findings = new ClusterStatus.Findings(false, "Blocked", "Waiting for the referenced Secret",
-                    secrets.problemReason(), secrets.problemMessage());
+            var findings = ClusterStatus.Findings.blocked("the referenced Secret", secrets.problemReason(),
+                    secrets.problemMessage());
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
@@ -160,7 +160,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         StatefulSet sts = upsertStatefulSet(ec, client, current, configHash, settingsHash, secretsHash,
                 replicas(ec, current, autoscaling));
 
-        var findings = ClusterStatus.Findings.ok(autoscaling.active(), autoscaling.reason(), autoscaling.message());
+        var findings = ClusterStatus.Findings.applied(autoscaling.active(), autoscaling.reason(), autoscaling.message());
         UpdateControl<ExecutorCluster> control = status(ec, sts, findings, client);
         Duration next = config.figuresInterval().compareTo(config.secretRecheckInterval()) < 0
                 ? config.figuresInterval() : config.secretRecheckInterval();
@@ -374,8 +374,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         LOG.warnf(e, "%s/%s: reconciliation failed", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
         StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
-        var findings = new ClusterStatus.Findings(false, "Unknown", "Reconciliation failed before autoscaling was checked",
-                "ReconcileFailed", message.length() > 1000 ? message.substring(0, 1000) : message);
+        var findings = ClusterStatus.Findings.reconcileFailed(message.length() > 1000 ? message.substring(0, 1000) : message);
         ExecutorCluster patch = statusPatch(ec);
         patch.setStatus(ClusterStatus.of(ec, current, findings));
         return ErrorStatusUpdateControl.patchStatus(patch);

@@ -21,17 +21,51 @@ public final class ClusterStatus {
     private ClusterStatus() {
     }
 
-    /** What the reconciliation learned about autoscaling and problems, for the conditions. */
-    public record Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
-                           String problemReason, String problemMessage, PodProblems.Problem podProblem,
-                           FleetStatus fleet, Bottleneck.Diagnosis bottleneck) {
-        public Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
-                        String problemReason, String problemMessage) {
-            this(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage, null, null, null);
+    /**
+     * What the reconciliation learned, for the conditions: whether KEDA scales the cluster (and
+     * why not), the operator's own problem if it had one, the pods' root cause, the live figures
+     * and the bottleneck. Made through the factories below, which say what happened.
+     */
+    public static final class Findings {
+        private final boolean autoscalingActive;
+        private final String autoscalingReason;
+        private final String autoscalingMessage;
+        private final String problemReason;
+        private final String problemMessage;
+        private final PodProblems.Problem podProblem;
+        private final FleetStatus fleet;
+        private final Bottleneck.Diagnosis bottleneck;
+
+        private Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
+                         String problemReason, String problemMessage, PodProblems.Problem podProblem,
+                         FleetStatus fleet, Bottleneck.Diagnosis bottleneck) {
+            this.autoscalingActive = autoscalingActive;
+            this.autoscalingReason = autoscalingReason;
+            this.autoscalingMessage = autoscalingMessage;
+            this.problemReason = problemReason;
+            this.problemMessage = problemMessage;
+            this.podProblem = podProblem;
+            this.fleet = fleet;
+            this.bottleneck = bottleneck;
         }
 
-        public static Findings ok(boolean active, String reason, String message) {
-            return new Findings(active, reason, message, null, null);
+        /** The spec was applied; the autoscaling condition as the autoscaler reports it. */
+        public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, null, null, null, null, null);
+        }
+
+        /**
+         * The operator changed nothing that runs, and waits for the user: {@code reason} and
+         * {@code message} go to Degraded; autoscaling is reported Blocked, "Waiting for {@code waitingFor}".
+         */
+        public static Findings blocked(String waitingFor, String reason, String message) {
+            return new Findings(false, "Blocked", "Waiting for " + waitingFor, reason, message, null, null, null);
+        }
+
+        /** The reconciliation failed unexpectedly (Degraded ReconcileFailed with the error). */
+        public static Findings reconcileFailed(String error) {
+            return new Findings(false, "Unknown", "Reconciliation failed before autoscaling was checked",
+                    "ReconcileFailed", error, null, null, null);
         }
 
         /** What the executor pods report (PodProblems): the root cause when nodes are not ready. */
@@ -44,6 +78,39 @@ public final class ClusterStatus {
         public Findings withFigures(FleetStatus figures, Bottleneck.Diagnosis diagnosis) {
             return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
                     podProblem, figures, diagnosis);
+        }
+
+        public boolean autoscalingActive() {
+            return autoscalingActive;
+        }
+
+        public String autoscalingReason() {
+            return autoscalingReason;
+        }
+
+        public String autoscalingMessage() {
+            return autoscalingMessage;
+        }
+
+        /** The operator's own problem (Degraded's reason), or null. */
+        public String problemReason() {
+            return problemReason;
+        }
+
+        public String problemMessage() {
+            return problemMessage;
+        }
+
+        public PodProblems.Problem podProblem() {
+            return podProblem;
+        }
+
+        public FleetStatus fleet() {
+            return fleet;
+        }
+
+        public Bottleneck.Diagnosis bottleneck() {
+            return bottleneck;
         }
     }
 

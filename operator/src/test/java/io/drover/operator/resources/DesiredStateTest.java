@@ -1,0 +1,116 @@
+package io.drover.operator.resources;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.testing.Clusters;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The objects the operator wants to exist, built from a spec in memory: no apiserver. What the
+ * API server then does with them (defaults, validation, owner references, rolls) is tested
+ * against a real one in ExecutorClusterReconcilerTest.
+ */
+class DesiredStateTest {
+    @Test
+    void theStatefulSetRunsTheExecutorsHardened() {
+        ExecutorCluster ec = cluster("""
+                image: registry.example.com/drover-executor:1.2.3
+                jvmOptions: -XX:+UseSerialGC
+                env:
+                - {name: DROVER_HTTP_URL, value: "http://x/$(QUARKUS_DATASOURCE_PASSWORD)"}
+                """);
+        StatefulSet sts = ExecutorStatefulSet.build(ec, "default/image:1", "IfNotPresent", "hash-1", 3);
+
+        assertThat(sts.getMetadata().getName()).isEqualTo("payments");
+        assertThat(sts.getMetadata().getNamespace()).isEqualTo("team");
+        assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(sts.getSpec().getServiceName()).isEqualTo(Names.headlessService(ec));
+        assertThat(sts.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
+        assertThat(sts.getSpec().getTemplate().getMetadata().getAnnotations()).containsEntry(ExecutorStatefulSet.CONFIG_HASH, "hash-1");
+
+        var pod = sts.getSpec().getTemplate().getSpec();
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(10001L);
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        Container c = pod.getContainers().getFirst();
+        assertThat(c.getImage()).isEqualTo("registry.example.com/drover-executor:1.2.3");
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(c.getTerminationMessagePolicy()).isEqualTo("FallbackToLogsOnError");
+        assertThat(c.getEnvFrom().getFirst().getConfigMapRef().getName()).isEqualTo(Names.configMap(ec));
+
+        Map<String, EnvVar> env = new java.util.HashMap<>();
+        c.getEnv().forEach(e -> env.put(e.getName(), e));
+        assertThat(env.get("QUARKUS_DATASOURCE_PASSWORD").getValueFrom().getSecretKeyRef().getName()).isEqualTo("jobs-db");
+        assertThat(env.get("DROVER_API_TOKEN").getValueFrom().getSecretKeyRef().getName()).isEqualTo(Names.apiTokens(ec));
+        assertThat(env.get("DROVER_API_READTOKEN").getValueFrom().getSecretKeyRef().getName()).isEqualTo(Names.apiTokens(ec));
+        assertThat(env.get("JAVA_TOOL_OPTIONS").getValue()).isEqualTo("-XX:+UseSerialGC");
+        assertThat(env.get("DROVER_HTTP_URL").getValue()).as("written literally: no $(VAR) expansion by the kubelet")
+                .isEqualTo("http://x/$$(QUARKUS_DATASOURCE_PASSWORD)");
+    }
+
+    @Test
+    void withoutAnImageTheOperatorsDefaultRuns() {
+        StatefulSet sts = ExecutorStatefulSet.build(cluster(""), "default/image:1", "IfNotPresent", "h", 2);
+        Container c = sts.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(c.getImage()).isEqualTo("default/image:1");
+        assertThat(c.getImagePullPolicy()).isEqualTo("IfNotPresent");
+        assertThat(c.getResources()).isEqualTo(DefaultResources.c5TwoXLarge());
+    }
+
+    @Test
+    void theConfigMapCarriesTheExecutorsSettingsUnderTheirOneName() {
+        ExecutorCluster ec = cluster("""
+                lockMode: Global
+                threads: 16
+                lockExpiry: 1m30s
+                acquireInterval: 500ms
+                jobTimeouts: {report: 2m, email: 10s}
+                """);
+        Map<String, String> env = ExecutorConfig.configMap(ec).getData();
+        assertThat(env).containsEntry("DROVER_LOCKMODE", "Global")
+                .containsEntry("DROVER_THREADS", "16")
+                .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
+                .containsEntry("DROVER_ACQUIREINTERVAL", "PT0.5S")
+                .containsEntry("DROVER_JOBTIMEOUTS", "{\"email\":\"PT10S\",\"report\":\"PT2M\"}")
+                .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
+                        "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor");
+        assertThat(env).as("settings the spec leaves out take the executor's defaults")
+                .doesNotContainKeys("DROVER_QUEUESIZE", "DROVER_MAXATTEMPTS", "DROVER_SHUTDOWNGRACEPERIOD");
+        assertThat(env.keySet()).as("no credential ever goes into a ConfigMap")
+                .noneMatch(k -> k.contains("PASSWORD") || k.contains("TOKEN") || k.contains("USERNAME"));
+    }
+
+    @Test
+    void maxJobDurationSetsTheShutdownGraceAndTheJobTimeout() {
+        Map<String, String> env = ExecutorConfig.configMap(cluster("maxJobDuration: 2m\n")).getData();
+        assertThat(env).containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").containsEntry("DROVER_JOBTIMEOUT", "PT2M");
+        Map<String, String> explicit = ExecutorConfig.configMap(cluster("maxJobDuration: 2m\nshutdownGracePeriod: 5m\n")).getData();
+        assertThat(explicit).as("what the user writes wins").containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT5M");
+    }
+
+    @Test
+    void kubernetesDurationsBecomeIso() {
+        assertThat(KubeDurations.parse("1m30s")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(KubeDurations.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(KubeDurations.parse("1.5h")).isEqualTo(Duration.ofMinutes(90));
+        assertThat(KubeDurations.seconds("200ms")).as("KEDA's whole seconds, at least 1").isEqualTo(1);
+        for (String bad : new String[] {"", "90", "1m30", "abc", "1d"}) {
+            assertThatThrownBy(() -> KubeDurations.parse(bad)).as(bad).hasMessageContaining("not a duration like 30s");
+        }
+    }
+
+    private static ExecutorCluster cluster(String extraSpec) {
+        ExecutorCluster ec = Clusters.parse(Clusters.yaml("payments", extraSpec));
+        ec.getMetadata().setNamespace("team");
+        return ec;
+    }
+}

@@ -1,0 +1,117 @@
+package io.drover.operator.status;
+
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
+import io.drover.operator.testing.Clusters;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The status the operator writes, from a StatefulSet and its findings: no apiserver needed. */
+class ClusterStatusTest {
+    private final ExecutorCluster ec = cluster();
+
+    @Test
+    void allNodesReadyAndUpToDate() {
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"), applied());
+        assertThat(s.nodes).isEqualTo("3/3");
+        assertCondition(s, Conditions.READY, "True", "NodesReady", "3 of 3 executor nodes ready");
+        assertCondition(s, Conditions.PROGRESSING, "False", "UpToDate", "All 3 executor nodes run the current configuration");
+        assertCondition(s, Conditions.DEGRADED, "False", "AsExpected", "The operator applied the latest spec");
+        assertCondition(s, Conditions.AUTOSCALING, "False", "Disabled", "spec.autoscaling is off");
+        assertCondition(s, Conditions.BOTTLENECK, "Unknown", "NoFigures", "No executor node answered with its figures");
+        assertThat(s.observedGeneration).isEqualTo(4);
+    }
+
+    @Test
+    void aRollShowsAsProgressing() {
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(3, 3, 2, 1, "r1", "r2"), applied());
+        assertCondition(s, Conditions.PROGRESSING, "True", "RollingUpdate", "1 of 3 executor nodes run the current configuration");
+        assertCondition(s, Conditions.READY, "False", "NodesNotReady", "2 of 3 executor nodes ready");
+    }
+
+    @Test
+    void aScaleShowsAsProgressing() {
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(4, 2, 2, 4, "r1", "r1"), applied());
+        assertCondition(s, Conditions.PROGRESSING, "True", "Scaling", "Scaling from 2 to 4 executor nodes");
+    }
+
+    @Test
+    void aClusterScaledToZeroIsReady() {
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(0, 0, 0, 0, "r1", "r1"), applied());
+        assertCondition(s, Conditions.READY, "True", "ScaledToZero", "No executor node is wanted now");
+        assertThat(s.nodes).isEqualTo("0/0");
+    }
+
+    @Test
+    void thePodsRootCauseReplacesTheSymptom() {
+        var problem = new PodProblems.Problem("DatabaseAuthenticationFailed", "executor-0: password authentication failed");
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(1, 1, 0, 1, "r1", "r1"), applied().withPods(Optional.of(problem)));
+        assertCondition(s, Conditions.READY, "False", "DatabaseAuthenticationFailed",
+                "0 of 1 executor nodes ready; executor-0: password authentication failed");
+        assertCondition(s, Conditions.DEGRADED, "True", "DatabaseAuthenticationFailed", "executor-0: password authentication failed");
+    }
+
+    @Test
+    void aBlockedClusterSaysWhatItWaitsFor() {
+        ExecutorClusterStatus s = ClusterStatus.of(ec, null,
+                ClusterStatus.Findings.blocked("the referenced Secret", "SecretNotFound", "Secret jobs-db not found"));
+        assertCondition(s, Conditions.DEGRADED, "True", "SecretNotFound", "Secret jobs-db not found");
+        assertCondition(s, Conditions.AUTOSCALING, "False", "Blocked", "Waiting for the referenced Secret");
+        assertCondition(s, Conditions.READY, "False", "NotCreated", "The executor StatefulSet does not exist yet");
+    }
+
+    @Test
+    void theOperatorsOwnProblemWinsOverThePods() {
+        var problem = new PodProblems.Problem("Unschedulable", "no node fits");
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(1, 1, 0, 1, "r1", "r1"),
+                ClusterStatus.Findings.reconcileFailed("boom").withPods(Optional.of(problem)));
+        assertCondition(s, Conditions.DEGRADED, "True", "ReconcileFailed", "boom");
+        assertCondition(s, Conditions.READY, "False", "Unschedulable", "0 of 1 executor nodes ready; no node fits");
+    }
+
+    @Test
+    void anUnchangedConditionKeepsItsTransitionTime() {
+        ExecutorClusterStatus first = ClusterStatus.of(ec, sts(1, 1, 1, 1, "r1", "r1"), applied());
+        String since = condition(first, Conditions.READY).getLastTransitionTime();
+        ec.setStatus(first);
+        ExecutorClusterStatus again = ClusterStatus.of(ec, sts(1, 1, 1, 1, "r1", "r1"), applied());
+        assertThat(condition(again, Conditions.READY).getLastTransitionTime()).isEqualTo(since);
+    }
+
+    private static ClusterStatus.Findings applied() {
+        return ClusterStatus.Findings.applied(false, "Disabled", "spec.autoscaling is off");
+    }
+
+    private static ExecutorCluster cluster() {
+        ExecutorCluster ec = Clusters.parse(Clusters.yaml("payments", ""));
+        ec.getMetadata().setNamespace("team");
+        ec.getMetadata().setGeneration(4L);
+        return ec;
+    }
+
+    private static StatefulSet sts(int desired, int current, int ready, int updated, String currentRevision, String updateRevision) {
+        return new StatefulSetBuilder()
+                .withNewMetadata().withName("payments").withGeneration(7L).endMetadata()
+                .withNewSpec().withReplicas(desired).endSpec()
+                .withNewStatus().withObservedGeneration(7L).withReplicas(current).withReadyReplicas(ready)
+                .withUpdatedReplicas(updated).withCurrentRevision(currentRevision).withUpdateRevision(updateRevision).endStatus()
+                .build();
+    }
+
+    private static Condition condition(ExecutorClusterStatus s, String type) {
+        return s.conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
+    }
+
+    private static void assertCondition(ExecutorClusterStatus s, String type, String status, String reason, String message) {
+        Condition c = condition(s, type);
+        assertThat(c.getStatus()).as(type + " status").isEqualTo(status);
+        assertThat(c.getReason()).as(type + " reason").isEqualTo(reason);
+        assertThat(c.getMessage()).as(type + " message").isEqualTo(message);
+    }
+}
