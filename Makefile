@@ -35,8 +35,16 @@ test: image test-binaries ## Run every test suite: executor (real PostgreSQL), i
 	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Dit.cache.dir=$(DROVER_CACHE)
 	$(MAKE) --no-print-directory crds-check
 
-test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs
+test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs; promtool from Debian
 	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
+	@$(MAKE) --no-print-directory $(DROVER_CACHE)/bin/promtool
+
+# promtool alone, out of Debian's prometheus package: installing the package would also enable a
+# Prometheus server on machines that run systemd.
+$(DROVER_CACHE)/bin/promtool:
+	@d=$$(mktemp -d) && cd $$d && { apt-get download prometheus >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get download prometheus >/dev/null; }; } && \
+	  dpkg-deb -x prometheus_*.deb x && install -D -m 0755 x/usr/bin/promtool $@ && rm -rf $$d
 
 # The generator sorts printer columns by JSON path (Age first); CrdColumnOrder puts them in the
 # order ExecutorCluster.java declares them.

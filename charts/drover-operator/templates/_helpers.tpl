@@ -81,3 +81,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   resources: [horizontalpodautoscalers]
   verbs: [get, list]
 {{- end -}}
+
+{{/* Whether a Prometheus Operator object is wanted: true, false, or "auto" (the API serves it). */}}
+{{- define "drover-operator.monitoringWanted" -}}
+{{- $enabled := index . 0 -}}
+{{- $root := index . 1 -}}
+{{- if eq (toString $enabled) "auto" -}}
+{{- if $root.Capabilities.APIVersions.Has "monitoring.coreos.com/v1" -}}true{{- end -}}
+{{- else if $enabled -}}true{{- end -}}
+{{- end -}}
