@@ -70,6 +70,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     @Inject
     OperatorConfig config;
 
+    @Inject
+    io.drover.operator.metrics.ClusterGauges gauges;
+
     private final ClusterEvents events = new ClusterEvents();
     private final FleetFigures fleet = new FleetFigures();
     private final FigureScraper scraper = new FigureScraper(Duration.ofSeconds(2), ExecutorStatefulSet.HTTP_PORT);
@@ -308,6 +311,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         ExecutorCluster patch = statusPatch(ec);
         patch.setStatus(ClusterStatus.of(ec, sts, found));
         degradedEvents(ec, patch.getStatus(), client);
+        gauges.record(ec, patch.getStatus());
         return UpdateControl.patchStatus(patch);
     }
 

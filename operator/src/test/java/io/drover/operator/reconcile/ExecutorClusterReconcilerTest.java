@@ -48,6 +48,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(TestClusterResource.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ExecutorClusterReconcilerTest {
+    @io.quarkus.test.common.http.TestHTTPResource("/q/metrics")
+    java.net.URL metricsUrl;
+
     static final Duration TIMEOUT = TestCluster.TIMEOUT;
 
     KubernetesClient client;
@@ -232,6 +235,18 @@ class ExecutorClusterReconcilerTest {
         assertThat(condition(ec, Conditions.PROGRESSING).getReason()).isEqualTo("UpToDate");
         assertThat(ec.getStatus().readyReplicas).isEqualTo(2);
         assertThat(ec.getStatus().observedGeneration).isEqualTo(ec.getMetadata().getGeneration());
+
+        // What the alerts read (DroverNodesNotReady, DroverScalingCapped): the operator's gauges.
+        String metrics;
+        try (var http = java.net.http.HttpClient.newHttpClient()) {
+            metrics = http.send(java.net.http.HttpRequest.newBuilder(metricsUrl.toURI()).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        assertThat(metrics).contains("drover_cluster_nodes_ready{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
+                "drover_cluster_nodes_wanted{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
+                "drover_cluster_bottleneck{drover_cluster=\"status\",namespace=\"" + ns + "\",reason=\"");
     }
 
     @Test
