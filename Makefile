@@ -17,7 +17,7 @@ E2E_EXECUTOR_IMAGE := localhost/drover-executor-e2e:$(IMAGE_VERSION)
 E2E_EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor-e2e.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
+	crds crds-check test-binaries prometheus-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
 	run-local bench-cluster chaos
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
@@ -88,16 +88,17 @@ run-local: ## Without Kubernetes: executor nodes on an embedded PostgreSQL with 
 	$(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
 	  -cp $(EXEC_CP) io.drover.executor.demo.LocalDemo $(ARGS)
 
+# The bench module's tool; its package writes bench/target/classpath.txt.
 BENCH_RUN = $(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
-	  -cp $(EXEC_CP) io.drover.executor.bench.LocalBench \
+	  -cp bench/target/classes:$$(cat bench/target/classpath.txt) io.drover.bench.BenchTool local \
 	  --executor-jar=executor-image/target/quarkus-app/quarkus-run.jar \
 	  --revision=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
-bench-deps: build
+# -am: the executor (its packaged service for the nodes, its jar for the tool) is built too.
+bench-deps:
 	@command -v pgbench >/dev/null || ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15)
-	$(MVN) -q -DskipTests -pl executor-image -am test-compile dependency:build-classpath \
-	  -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
+	$(MVN) -q -DskipTests -pl bench -am package
 
 bench: bench-deps ## Full benchmark matrix + SQL floor; writes docs/benchmarks/local.{md,json,png} (~20-30 min)
 	$(BENCH_RUN) --command="make bench"

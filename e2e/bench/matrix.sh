@@ -77,6 +77,6 @@ YAML
 done
 
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-"$JAVA" -jar executor-image/target/quarkus-app/quarkus-run.jar bench report --results="$RESULTS" --out="$OUT" \
+"$JAVA" -cp "bench/target/classes:$(cat bench/target/classpath.txt)" io.drover.bench.BenchTool report --results="$RESULTS" --out="$OUT" \
   --title="In-cluster benchmark$( ((QUICK)) && echo ' (quick)')" --command="e2e/bench/matrix.sh $*" \
   --cluster="$("$KUBECTL" get nodes -o jsonpath='{range .items[*]}{.metadata.labels.node\.kubernetes\.io/instance-type}{" "}{end}' | xargs) nodes, $("$KUBECTL" version -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)"

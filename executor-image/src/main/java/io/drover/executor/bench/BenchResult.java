@@ -1,5 +1,8 @@
 package io.drover.executor.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
 import java.util.List;
 
 /**
@@ -29,6 +32,9 @@ public record BenchResult(
         double theoreticalMaxPerSecond,
         double percentOfTheoretical,
         double walBytesPerJob) {
+
+    /** How the benchmarks write their JSON documents: this record, and the local matrix's page. */
+    public static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     public String text() {
         StringBuilder b = new StringBuilder();

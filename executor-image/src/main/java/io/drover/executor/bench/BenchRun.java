@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * it reaches zero or the timeout. The nodes' own metrics, scraped before and after, give the
  * acquisition figures and the due-to-start delay percentiles.
  */
-final class BenchRun {
+public final class BenchRun {
     /** Poll slowly while most jobs remain (a count over many rows), fast near the end, whose timing matters. */
     private static final long POLL_MILLIS = 250;
     private static final long FINAL_POLL_MILLIS = 25;
@@ -23,8 +23,8 @@ final class BenchRun {
     private BenchRun() {
     }
 
-    static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
-                           Consumer<String> progress) throws Exception {
+    public static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
+                                  Consumer<String> progress) throws Exception {
         Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
         Seeder.Seeded seeded = Seeder.seed(dataSource, schema, s.kind(), s.jobs());
         String walStart = Wal.position(dataSource);
@@ -88,7 +88,7 @@ final class BenchRun {
                 ".".repeat(width - filled), total == 0 ? 100 : 100 * done / total, done, total, rate, elapsed);
     }
 
-    static double round(double v, int decimals) {
+    public static double round(double v, int decimals) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return v;
         }

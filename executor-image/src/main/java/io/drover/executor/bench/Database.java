@@ -6,15 +6,15 @@ import java.net.URI;
 public record Database(String jdbcUrl, String user, String password) {
 
     /** host, port and database name, for pgbench. */
-    String host() {
+    public String host() {
         return uri().getHost();
     }
 
-    int port() {
+    public int port() {
         return uri().getPort() < 0 ? 5432 : uri().getPort();
     }
 
-    String name() {
+    public String name() {
         return uri().getPath().substring(1);
     }
 

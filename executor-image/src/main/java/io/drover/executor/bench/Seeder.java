@@ -18,18 +18,19 @@ import java.time.format.DateTimeFormatter;
  * at once: the drain clock starts at commit. Returns the id range, so the drain is counted on
  * exactly these jobs even in a database that holds others.
  */
-final class Seeder {
+public final class Seeder {
     private Seeder() {
     }
 
     /** The ids of the seeded jobs: (afterId, lastId]. */
-    record Seeded(long afterId, long lastId, Instant committedAt) {
+    public record Seeded(long afterId, long lastId, Instant committedAt) {
         long count() {
             return lastId - afterId;
         }
     }
 
-    static Seeded seed(DataSource dataSource, String schema, JobKind kind, int count) throws SQLException, IOException {
+    public static Seeded seed(DataSource dataSource, String schema, JobKind kind, int count)
+            throws SQLException, IOException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             Instant dbNow;

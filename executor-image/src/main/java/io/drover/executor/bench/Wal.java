@@ -11,11 +11,11 @@ import java.sql.Statement;
  * database in writes, independent of how busy the shared cores were: it explains a
  * throughput gap where timings only show it.
  */
-final class Wal {
+public final class Wal {
     private Wal() {
     }
 
-    static String position(DataSource ds) throws SQLException {
+    public static String position(DataSource ds) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("select pg_current_wal_lsn()::text")) {
             rs.next();
@@ -23,7 +23,7 @@ final class Wal {
         }
     }
 
-    static double bytesSince(DataSource ds, String start) throws SQLException {
+    public static double bytesSince(DataSource ds, String start) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("select pg_wal_lsn_diff(pg_current_wal_lsn(), '" + start + "'::pg_lsn)")) {
             rs.next();

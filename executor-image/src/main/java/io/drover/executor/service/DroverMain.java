@@ -8,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * One artifact, two programs: {@code java -jar quarkus-run.jar} runs the executor service;
- * {@code java -jar quarkus-run.jar bench ...} runs the benchmark tool without starting the
+ * {@code java -jar quarkus-run.jar bench run ...} measures a running fleet without starting the
  * service, so a Kubernetes Job can run the benchmark from the executor image.
  */
 @QuarkusMain

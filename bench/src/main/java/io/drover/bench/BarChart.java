@@ -1,4 +1,6 @@
-package io.drover.executor.bench;
+package io.drover.bench;
+
+import io.drover.executor.bench.BenchResult;
 
 import javax.imageio.ImageIO;
 import java.awt.BasicStroke;

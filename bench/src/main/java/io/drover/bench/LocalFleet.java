@@ -1,4 +1,11 @@
-package io.drover.executor.bench;
+package io.drover.bench;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.bench.BenchResult;
+import io.drover.executor.bench.BenchRun;
+import io.drover.executor.bench.Database;
+import io.drover.executor.bench.Scenario;
+import io.drover.executor.store.Migrations;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -8,6 +15,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +29,19 @@ import java.util.concurrent.TimeUnit;
 final class LocalFleet implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final List<URI> metrics = new ArrayList<>();
+
+    /** One run: a fresh schema, N fresh nodes started before the seed, stopped after. */
+    static BenchResult measure(AgroalDataSource ds, Database db, String schema, Scenario scenario, Path executorJar,
+                               Path logs) throws Exception {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("drop schema if exists " + schema + " cascade");
+        }
+        Migrations.migrate(ds, schema);
+        System.out.println("== " + scenario.label() + ": starting " + scenario.nodes() + " executor nodes ...");
+        try (LocalFleet fleet = start(executorJar, db, schema, scenario, logs)) {
+            return BenchRun.run(ds, schema, scenario, fleet.metricsUrls(), System.out::println);
+        }
+    }
 
     static LocalFleet start(Path executorJar, Database db, String schema, Scenario s, Path logDir) throws Exception {
         LocalFleet fleet = new LocalFleet();

@@ -1,5 +1,10 @@
-package io.drover.executor.bench;
+package io.drover.bench;
 
+import io.drover.executor.bench.BenchRun;
+import io.drover.executor.bench.Database;
+import io.drover.executor.bench.JobKind;
+import io.drover.executor.bench.Seeder;
+import io.drover.executor.bench.Wal;
 import io.drover.executor.store.Migrations;
 import io.drover.schema.JobSchema;
 

@@ -1,7 +1,11 @@
-package io.drover.executor.bench;
+package io.drover.bench;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.acquire.LockMode;
+import io.drover.executor.bench.BenchResult;
+import io.drover.executor.bench.Database;
+import io.drover.executor.bench.JobKind;
+import io.drover.executor.bench.Scenario;
 import io.drover.executor.store.PooledDataSource;
 
 import java.nio.file.Files;
@@ -53,11 +57,10 @@ final class BenchMatrix {
                 quick ? Duration.ofSeconds(60) : Duration.ofSeconds(180));
     }
 
-    static int run(Args args) throws Exception {
-        Database db = BenchMain.database(args);
-        boolean quick = args.has("quick");
-        Path out = Path.of(args.get("out", quick ? "target/bench-quick" : "docs/benchmarks"));
-        Path jar = Path.of(args.required("executor-jar"));
+    static int run(Database db, MatrixOptions options) throws Exception {
+        boolean quick = options.quick;
+        Path out = options.out();
+        Path jar = options.executorJar;
         Files.createDirectories(out);
         List<Scenario> scenarios = scenarios(quick);
         List<BenchResult> results = new ArrayList<>();
@@ -65,7 +68,7 @@ final class BenchMatrix {
         Map<String, String> environment;
         Instant started = Instant.now();
         try (AgroalDataSource ds = PooledDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4)) {
-            environment = environment(ds, args);
+            environment = environment(ds, options);
             int floorJobs = scenarios.get(0).jobs();
             System.out.println("== SQL floor: pgbench, 2 clients, 256-row SKIP LOCKED deletes, " + floorJobs + " rows");
             floor = SqlFloor.run(ds, db, floorJobs, 2, 256);
@@ -93,7 +96,7 @@ final class BenchMatrix {
         doc.put("floor", floor);
         doc.put("results", results);
         doc.put("targets", targets);
-        Files.writeString(out.resolve(name + ".json"), BenchMain.JSON.writeValueAsString(doc));
+        Files.writeString(out.resolve(name + ".json"), BenchResult.JSON.writeValueAsString(doc));
         BarChart.write(out.resolve(name + ".png"), results, floor.jobsPerSecond(),
                 "Drover local benchmark (" + environment.get("machine") + ")");
         Files.writeString(out.resolve(name + ".md"), BenchReport.markdown(name, environment, floor, results, targets));
@@ -102,7 +105,7 @@ final class BenchMatrix {
     }
 
     private static BenchResult runAndPrint(AgroalDataSource ds, Database db, Scenario s, Path jar) throws Exception {
-        BenchResult r = BenchMain.runLocal(ds, db, "drover_bench", s, jar, Path.of("target/bench-logs"));
+        BenchResult r = LocalFleet.measure(ds, db, "drover_bench", s, jar, Path.of("target/bench-logs"));
         System.out.println(r.text());
         return r;
     }
@@ -161,11 +164,11 @@ final class BenchMatrix {
                 && r.acquirePageSize() == page && r.nodes() == nodes).findFirst();
     }
 
-    private static Map<String, String> environment(AgroalDataSource ds, Args args) throws Exception {
+    private static Map<String, String> environment(AgroalDataSource ds, MatrixOptions options) throws Exception {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("date", Instant.now().toString());
-        env.put("command", args.get("command", "bench matrix"));
-        env.put("revision", args.get("revision", "unknown"));
+        env.put("command", options.command);
+        env.put("revision", options.revision);
         try (Connection c = ds.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("select version(), current_setting('shared_buffers'),"
                      + " current_setting('fsync'), current_setting('synchronous_commit')")) {

@@ -1,0 +1,105 @@
+package io.drover.bench;
+
+import io.drover.executor.bench.BenchCli;
+import io.drover.executor.bench.BenchResult;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The tool's command lines: the options each command keeps, and refusals (no database needed). */
+class BenchToolTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int tool(String... args) {
+        return BenchCli.commandLine(new BenchTool()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                .execute(args);
+    }
+
+    private static <T> T parse(String... args) {
+        CommandLine.ParseResult parsed = BenchCli.commandLine(new BenchTool()).parseArgs(args);
+        return parsed.subcommand().commandSpec().commandLine().getCommand();
+    }
+
+    @Test
+    void localTakesWhatMakeBenchPasses() {
+        LocalCommand local = parse("local", "--executor-jar=q.jar", "--revision=abc1234", "--quick",
+                "--command=make bench-quick");
+        assertThat(local.matrix.executorJar).isEqualTo(Path.of("q.jar"));
+        assertThat(local.matrix.out()).isEqualTo(Path.of("target/bench-quick"));
+        assertThat(local.matrix.revision).isEqualTo("abc1234");
+        assertThat(local.matrix.command).isEqualTo("make bench-quick");
+
+        MatrixCommand matrix = parse("matrix", "--jdbc-url=jdbc:postgresql://db/jobs", "--executor-jar=q.jar");
+        assertThat(matrix.matrix.out()).isEqualTo(Path.of("docs/benchmarks"));
+        assertThat(matrix.matrix.command).isEqualTo("bench matrix");
+        assertThat(matrix.matrix.revision).isEqualTo("unknown");
+    }
+
+    @Test
+    void reportKeepsItsDefaults() {
+        ClusterReport report = parse("report", "--results=target/runs");
+        assertThat(report.out).isEqualTo(Path.of("docs/benchmarks/cluster"));
+        assertThat(report.title).isEqualTo("In-cluster benchmark");
+        assertThat(report.command).isEqualTo("e2e/bench/matrix.sh");
+        assertThat(report.cluster).isEqualTo("unknown");
+    }
+
+    @Test
+    void everyCommandRefusesUnknownOptionsByName() {
+        String db = "--jdbc-url=jdbc:postgresql://db/jobs";
+        assertThat(tool("run", db, "--executor-jar=q.jar", "--node=3")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--node=3'");
+        assertThat(tool("matrix", db, "--executor-jar=q.jar", "--quik")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--quik'");
+        assertThat(tool("local", "--executor-jar=q.jar", "--jobs=10")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--jobs=10'");
+        assertThat(tool("report", "--results=target/runs", "--titel=x")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--titel=x'");
+    }
+
+    @Test
+    void localRunsNeedTheExecutorJarAndRunningFleetsAreTheImagesBusiness() {
+        assertThat(tool("run", "--jdbc-url=jdbc:postgresql://db/jobs")).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required option: '--executor-jar=PATH'");
+        assertThat(tool("run", "--jdbc-url=jdbc:postgresql://db/jobs", "--executor-jar=q.jar",
+                "--metrics-urls=http://node-0:8080/q/metrics")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--metrics-urls=http://node-0:8080/q/metrics'");
+    }
+
+    @Test
+    void aReportWithoutResultsIsAUsageError() throws Exception {
+        Path empty = Files.createTempDirectory("no-results");
+        assertThat(tool("report", "--results=" + empty, "--out=" + empty.resolve("page"))).isEqualTo(2);
+        assertThat(err.toString()).contains("drover-bench: no *.json results in " + empty);
+    }
+
+    @Test
+    void reportWritesThePageAndTheChartOfTheRunsGiven() throws Exception {
+        Path runs = Files.createTempDirectory("runs");
+        BenchResult run = new BenchResult("noop SkipLocked page=256 nodes=2 threads=8", "noop", "SkipLocked", 256, 2, 8,
+                1024, 5000, 5000, false, 0.5, 10_000, List.of(10_000.0), 1.5, 9.5, 200, 0, Double.NaN, 0, Double.NaN,
+                Double.NaN, 120);
+        Files.writeString(runs.resolve("drover-bench-1.json"), BenchResult.JSON.writeValueAsString(run));
+        Path out = runs.resolve("site/cluster");
+        assertThat(tool("report", "--results=" + runs, "--out=" + out, "--cluster=kind nodes")).isZero();
+        assertThat(Files.readString(runs.resolve("site/cluster.md"))).startsWith("# In-cluster benchmark")
+                .contains("Cluster: kind nodes").contains("| noop | SkipLocked | 256 | 8 | 2 | 5,000 | 0.5 | 10,000 |");
+        assertThat(Files.size(runs.resolve("site/cluster.png"))).isPositive();
+    }
+
+    @Test
+    void helpExitsZeroAndNoCommandIsAUsageError() {
+        assertThat(tool("--help")).isZero();
+        assertThat(tool("local", "--help")).isZero();
+        assertThat(out.toString()).contains("local").contains("--executor-jar=PATH").contains("--quick");
+        assertThat(tool()).isEqualTo(2);
+    }
+}
