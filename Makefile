@@ -37,14 +37,14 @@ test: image test-binaries ## Run every test suite: executor (real PostgreSQL), i
 
 test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs; promtool from Debian
 	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
-	@$(MAKE) --no-print-directory $(DROVER_CACHE)/bin/promtool
+	@$(MAKE) --no-print-directory prometheus-binaries
 
-# promtool alone, out of Debian's prometheus package: installing the package would also enable a
-# Prometheus server on machines that run systemd.
-$(DROVER_CACHE)/bin/promtool:
-	@d=$$(mktemp -d) && cd $$d && { apt-get download prometheus >/dev/null 2>&1 || \
-	  { apt-get update -qq && apt-get download prometheus >/dev/null; }; } && \
-	  dpkg-deb -x prometheus_*.deb x && install -D -m 0755 x/usr/bin/promtool $@ && rm -rf $$d
+prometheus-binaries: ## promtool and prometheus from Debian's package, into ~/.cache/drover/bin (the alert tests, make e2e)
+	@[ -x $(DROVER_CACHE)/bin/promtool ] && [ -x $(DROVER_CACHE)/bin/prometheus ] || { \
+	  d=$$(mktemp -d) && cd $$d && { apt-get download prometheus >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get download prometheus >/dev/null; }; } && dpkg-deb -x prometheus_*.deb x && \
+	  install -D -m 0755 x/usr/bin/promtool $(DROVER_CACHE)/bin/promtool && \
+	  install -D -m 0755 x/usr/bin/prometheus $(DROVER_CACHE)/bin/prometheus && rm -rf $$d; }
 
 # The generator sorts printer columns by JSON path (Age first); CrdColumnOrder puts them in the
 # order ExecutorCluster.java declares them.
@@ -79,7 +79,7 @@ run-intro:
 	@echo "[run]   2) the executor and operator images (Maven), 3) a local single-node cluster + PostgreSQL,"
 	@echo "[run]   4) KEDA, 5) the operator (Helm), 6) an autoscaled ExecutorCluster, 7) an in-cluster benchmark."
 
-run: run-intro cluster-binaries images ## The demo: local cluster (or $$KUBECONFIG's), KEDA, operator via Helm, an ExecutorCluster, an in-cluster benchmark
+run: run-intro cluster-binaries prometheus-binaries images ## The demo: local cluster (or $$KUBECONFIG's), KEDA, operator via Helm, an ExecutorCluster, an in-cluster benchmark
 	DROVER_CACHE=$(DROVER_CACHE) e2e/demo.sh
 
 run-local: ## Without Kubernetes: executor nodes on an embedded PostgreSQL with a stream of demo jobs (ARGS="--seconds=60 --lockMode=Global")
@@ -126,7 +126,7 @@ e2e-image: image ## The executor image with the chaos handler added (tools/add-h
 	tools/add-handlers.sh $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE) $(E2E_EXECUTOR_IMAGE_ARCHIVE) $(E2E_EXECUTOR_IMAGE) \
 	  chaos/target/drover-chaos-*.jar
 
-e2e: cluster-binaries images e2e-image ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
+e2e: cluster-binaries prometheus-binaries images e2e-image ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/run.sh
 
 cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cluster/up.sh)

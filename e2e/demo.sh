@@ -72,15 +72,38 @@ YAML
 log "benchmark: 20,000 no-op jobs seeded by a Job in the cluster, drained by the executors"
 KUBECTL=$KUBECTL e2e/bench/run-one.sh --cluster=demo --namespace="$NS" --kind=noop --jobs=20000 >/dev/null
 
+if ((LOCAL)); then
+  # A Prometheus for the local cluster, scraping as the chart's PodMonitors do, with the chart's
+  # alert rules (e2e/prometheus/prometheus.yml); started on request below.
+  prom=$E2E_STATE/prometheus
+  mkdir -p "$prom"
+  "$HELM" template drover-operator charts/drover-operator --kube-version 1.34.2 --set metrics.prometheusRule.enabled=true \
+    --show-only templates/prometheusrule.yaml | sed -n '/^spec:/,$p' | tail -n +2 | sed 's/^  //' >"$prom/rules.yaml"
+  sed -e "s|@RULES@|$prom/rules.yaml|" -e "s|@KUBECONFIG@|$KUBECONFIG|g" -e "s|@EXECUTOR_NAMESPACE@|$NS|" \
+    -e "s|@OPERATOR_NAMESPACE@|drover-system|" e2e/prometheus/prometheus.yml >"$prom/prometheus.yml"
+fi
+
 cat <<TXT
 
 Drover is running. Look around:
   export KUBECONFIG=$KUBECONFIG
-  kubectl get executorclusters -A                 # nodes, lock mode, threads, Ready
+  kubectl get executorclusters -A                 # nodes, lock mode, backlog, jobs/s, lag, bottleneck, Ready
   kubectl -n $NS describe executorcluster demo    # conditions: Ready, Progressing, Degraded, Autoscaling
   kubectl -n $NS get pods,statefulset,scaledobject,hpa
   kubectl -n $NS get configmaps -l app.kubernetes.io/name=drover-bench   # benchmark results (result.json)
   kubectl -n $NS port-forward svc/demo 8080 & curl -s localhost:8080/q/metrics | grep ^drover_
   e2e/bench/run-one.sh --cluster=demo --namespace=$NS --kind=sleep:100 --jobs=2000   # another run
 TXT
+if ((LOCAL)); then cat <<TXT
+Metrics: every executor serves /q/metrics on port 8080 (docs/metrics.md). Prometheus, scraping
+them with the chart's alert rules (docs/runbook.md):
+  $BIN/prometheus --config.file=$prom/prometheus.yml --storage.tsdb.path=$prom/data --web.listen-address=127.0.0.1:9090 &
+  then http://127.0.0.1:9090/alerts and /graph?g0.expr=drover_due_backlog; Grafana: import
+  charts/drover-operator/dashboards/drover-fleet.json with that Prometheus as its data source.
+TXT
+else cat <<TXT
+Metrics: with the Prometheus Operator, the chart's PodMonitors, PrometheusRule and dashboard
+(metrics.podMonitor, metrics.prometheusRule, metrics.grafanaDashboard; docs/metrics.md).
+TXT
+fi
 ((LOCAL)) && echo "  make down                                       # remove the local cluster, restore the host"

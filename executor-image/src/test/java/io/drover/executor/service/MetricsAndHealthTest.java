@@ -59,6 +59,12 @@ class MetricsAndHealthTest {
         assertThat(value(refreshed, "drover_due_lag_seconds")).as("no due job left: no lag").isZero();
         assertThat(value(refreshed, "drover_dead_letters")).isGreaterThanOrEqualTo(5);
 
+        // Every drover_* series the chart's alert rules and dashboard query is one this executor serves.
+        for (String series : queriedSeries()) {
+            assertThat(refreshed).as(series + " (charts/drover-operator: templates/prometheusrule.yaml, dashboards/)")
+                    .containsPattern("(?m)^" + series + "[{ ]");
+        }
+
         // The same figures as one JSON document, outside the token-guarded /api, for the operator.
         var figures = given().get("/q/drover/node").then().statusCode(200).extract().jsonPath();
         assertThat(figures.getString("lockMode")).isEqualTo("SkipLocked");
@@ -73,6 +79,27 @@ class MetricsAndHealthTest {
         assertThat(figures.getDouble("started")).isGreaterThanOrEqualTo(300);
         assertThat(figures.getDouble("dueBacklog")).isZero();
         assertThat(figures.getDouble("deadLetters")).isGreaterThanOrEqualTo(5);
+    }
+
+    /** The drover_* series named in the chart's alert rules and dashboard (whole names, as scraped: _sum, _bucket, ...). */
+    private static java.util.Set<String> queriedSeries() throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of("").toAbsolutePath();
+        while (dir != null && !java.nio.file.Files.isDirectory(dir.resolve("charts/drover-operator"))) {
+            dir = dir.getParent();
+        }
+        assertThat(dir).as("the repository root, above " + java.nio.file.Path.of("").toAbsolutePath()).isNotNull();
+        String rules = java.nio.file.Files.readString(dir.resolve("charts/drover-operator/templates/prometheusrule.yaml"))
+                + java.nio.file.Files.readString(dir.resolve("charts/drover-operator/dashboards/drover-fleet.json"));
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        Matcher m = Pattern.compile("\\b(drover_[a-z_]+)\\b").matcher(rules);
+        while (m.find()) {
+            // drover_cluster is the PodMonitor's label; drover_cluster_* are the operator's gauges.
+            if (!m.group(1).startsWith("drover_cluster")) {
+                names.add(m.group(1));
+            }
+        }
+        assertThat(names).as("metrics the alert rules query").isNotEmpty();
+        return names;
     }
 
     @Test

@@ -1,0 +1,201 @@
+package io.drover.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The observability kit on the real cluster: a real Prometheus (Debian's, run beside the local
+ * cluster) discovers the executors and the operator through the Kubernetes API with the chart's
+ * PodMonitor relabelling, evaluates the chart's own alert rules, and serves the dashboard's
+ * queries. A cluster falling behind fires DroverDueLagAboveSLO, which resolves once the backlog
+ * drains; every dashboard panel returns data for the cluster.
+ *
+ * <p>Prometheus runs on this machine, so it needs the pods' addresses reachable from here: the
+ * local cluster (with $KUBECONFIG set to another cluster, the test is skipped and says so).
+ */
+class ObservabilityE2E {
+    static final String NS = "drover-obs";
+    static final String EC = "obs";
+    /** The SLO for the test: 15 s, and the rules' waiting periods ("for") shortened to 15 s. */
+    static final int SLO_SECONDS = 15;
+
+    static E2EEnvironment env;
+    static KubernetesClient client;
+    static Kube kube;
+    static Path dir;
+    static Process prometheus;
+    static URI api;
+    static final HttpClient http = HttpClient.newHttpClient();
+    static final ObjectMapper json = new ObjectMapper();
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        env = E2EEnvironment.fromEnv();
+        Assumptions.assumeTrue(env.containerdSocket().isPresent(),
+                "Prometheus runs on this machine and must reach the pods: the local cluster only");
+        client = new KubernetesClientBuilder().build();
+        kube = new Kube(env, client);
+        client.namespaces().withName(NS).delete();
+        await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
+        kube.installOperator(NS);
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db")
+                .addToLabels("drover.io/executor-secret", "true").endMetadata()
+                .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
+        dir = Files.createTempDirectory("drover-prometheus");
+        Files.writeString(dir.resolve("rules.yaml"), chartRules());
+        Files.writeString(dir.resolve("prometheus.yml"), config());
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        api = URI.create("http://127.0.0.1:" + port + "/api/v1/");
+        prometheus = new ProcessBuilder(env.bin("prometheus"), "--config.file=" + dir.resolve("prometheus.yml"),
+                "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
+                .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+        await("Prometheus ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
+                .until(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/-/ready")).build(),
+                        HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        log("prometheus on 127.0.0.1:" + port + ", config and log in " + dir);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (prometheus != null) {
+            prometheus.destroy();
+        }
+        if (client != null) {
+            client.namespaces().withName(NS).delete();
+        }
+    }
+
+    @Test
+    void theBacklogAlertFiresAndResolvesAndEveryPanelHasData() throws Exception {
+        String schema = "obs_" + UUID.randomUUID().toString().substring(0, 6);
+        kube.apply("""
+                apiVersion: drover.io/v1alpha1
+                kind: ExecutorCluster
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  replicas: 1
+                  threads: 1
+                  queueSize: 4
+                  acquirePageSize: 4
+                  schema: %s
+                  database: {host: %s, port: %d, name: jobs, sslMode: disable, maxPoolSize: 4, credentialsSecret: {name: jobs-db}}
+                  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}
+                  jvmOptions: -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+                  placement: {}
+                """.formatted(EC, NS, schema, env.dbHost(), env.dbPort()));
+        kube.awaitReady(NS, EC, 1);
+        await("the executor scraped").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(2))
+                .until(() -> !query("up{namespace=\"" + NS + "\", drover_cluster=\"" + EC + "\"} == 1").isEmpty());
+
+        // One thread, 200 ms jobs: 5 jobs/s, so 400 jobs keep the oldest waiting for over a minute.
+        new JobTable(env, schema).enqueue("sleep", "200", 400, 3);
+        await("DroverDueLagAboveSLO firing").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(3))
+                .until(() -> alert("DroverDueLagAboveSLO", "firing"));
+        log("DroverDueLagAboveSLO fired: " + alerts());
+
+        // Each panel of the dashboard answers for this cluster (at least one of its queries).
+        JsonNode dashboard = json.readTree(env.repo().resolve("charts/drover-operator/dashboards/drover-fleet.json").toFile());
+        List<String> empty = new ArrayList<>();
+        int panels = 0;
+        for (JsonNode panel : dashboard.get("panels")) {
+            if (!panel.has("targets")) {
+                continue;
+            }
+            panels++;
+            boolean data = false;
+            for (JsonNode target : panel.get("targets")) {
+                String expr = target.get("expr").asText().replace("$__rate_interval", "1m")
+                        .replace("$namespace", NS).replace("$cluster", EC);
+                data |= !query(expr).isEmpty();
+            }
+            if (!data) {
+                empty.add(panel.get("title").asText());
+            }
+        }
+        log("dashboard: " + (panels - empty.size()) + " of " + panels + " panels have data" + (empty.isEmpty() ? "" : "; empty: " + empty));
+        assertThat(empty).as("dashboard panels without data").isEmpty();
+
+        await("DroverDueLagAboveSLO resolved once the backlog drained").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(3))
+                .until(() -> !alert("DroverDueLagAboveSLO", null));
+        log("DroverDueLagAboveSLO resolved; alerts now: " + alerts());
+    }
+
+    /** The chart's PrometheusRule, rendered with the test's SLO, its "for" periods shortened for a test. */
+    @SuppressWarnings("unchecked")
+    static String chartRules() {
+        var rendered = Commands.run(List.of(env.bin("helm"), "template", "d", env.repo().resolve("charts/drover-operator").toString(),
+                "--kube-version", "1.34.2", "--set", "metrics.prometheusRule.enabled=true",
+                "--set", "metrics.prometheusRule.dueLagSLOSeconds=" + SLO_SECONDS, "--show-only", "templates/prometheusrule.yaml"));
+        rendered.orFail();
+        GenericKubernetesResource rule = Serialization.unmarshal(rendered.output(), GenericKubernetesResource.class);
+        return Serialization.asYaml(rule.getAdditionalProperties().get("spec")).replaceAll("for: \"?[0-9]+m\"?", "for: 15s");
+    }
+
+    /** e2e/prometheus/prometheus.yml (the chart's PodMonitors for a plain Prometheus), for this test's namespace. */
+    static String config() throws IOException {
+        return Files.readString(env.repo().resolve("e2e/prometheus/prometheus.yml"))
+                .replace("@RULES@", dir.resolve("rules.yaml").toString())
+                .replace("@KUBECONFIG@", System.getenv("KUBECONFIG"))
+                .replace("@EXECUTOR_NAMESPACE@", NS)
+                .replace("@OPERATOR_NAMESPACE@", Kube.OPERATOR_NS);
+    }
+
+    static JsonNode query(String promql) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(api.resolve("query?query="
+                + URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode body = json.readTree(r.body());
+        assertThat(body.get("status").asText()).as(promql + ": " + r.body()).isEqualTo("success");
+        return body.get("data").get("result");
+    }
+
+    /** Whether the alert is active for this cluster (in {@code state}, or in any state when null). */
+    static boolean alert(String name, String state) throws IOException, InterruptedException {
+        for (JsonNode a : json.readTree(alerts()).get("data").get("alerts")) {
+            JsonNode labels = a.get("labels");
+            if (labels.get("alertname").asText().equals(name) && labels.path("drover_cluster").asText().equals(EC)
+                    && (state == null || a.get("state").asText().equals(state))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String alerts() throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(api.resolve("alerts")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    static void log(String message) {
+        System.out.println("[e2e] " + message);
+    }
+}
