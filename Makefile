@@ -35,16 +35,11 @@ test: image test-binaries ## Run every test suite: executor (real PostgreSQL), i
 	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Dit.cache.dir=$(DROVER_CACHE)
 	$(MAKE) --no-print-directory crds-check
 
-test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform; KEDA CRDs; promtool from Debian
-	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds
-	@$(MAKE) --no-print-directory prometheus-binaries
+test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform, promtool; KEDA CRDs
+	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh apiserver kube-controller-manager helm kubeconform keda-crds prometheus
 
-prometheus-binaries: ## promtool and prometheus from Debian's package, into ~/.cache/drover/bin (the alert tests, make e2e)
-	@[ -x $(DROVER_CACHE)/bin/promtool ] && [ -x $(DROVER_CACHE)/bin/prometheus ] || { \
-	  d=$$(mktemp -d) && cd $$d && { apt-get download prometheus >/dev/null 2>&1 || \
-	  { apt-get update -qq && apt-get download prometheus >/dev/null; }; } && dpkg-deb -x prometheus_*.deb x && \
-	  install -D -m 0755 x/usr/bin/promtool $(DROVER_CACHE)/bin/promtool && \
-	  install -D -m 0755 x/usr/bin/prometheus $(DROVER_CACHE)/bin/prometheus && rm -rf $$d; }
+prometheus-binaries: ## Build once (cached in ~/.cache/drover): prometheus and promtool (the alert tests, make e2e, make run)
+	DROVER_CACHE=$(DROVER_CACHE) tools/build-binaries.sh prometheus
 
 # The generator sorts printer columns by JSON path (Age first); CrdColumnOrder puts them in the
 # order ExecutorCluster.java declares them.

@@ -8,6 +8,7 @@
 #             node (controller-manager, scheduler, kubelet, kube-proxy),
 #             kube-controller-manager (alone: the operator tests' garbage collector),
 #             helm, kubeconform, kwok, keda, keda-crds,
+#             prometheus (prometheus and promtool: the alert tests, make e2e, make run),
 #             cluster (all a local cluster with KEDA and the operator needs); default: all
 #     --plan  only print what would be built and roughly how long it takes
 #
@@ -27,6 +28,8 @@ HELM_VERSION=v3.22.0
 KUBECONFORM_VERSION=v0.8.0
 KWOK_VERSION=v0.8.0
 KEDA_VERSION=v2.21.0
+# Prometheus 3.16 (its Go module numbers v3.x.y as v0.3xx.y).
+PROMETHEUS_VERSION=v0.316.0
 
 CACHE=${DROVER_CACHE:-$HOME/.cache/drover}
 BIN=$CACHE/bin
@@ -46,10 +49,10 @@ have() { [[ -x $BIN/$1 ]]; }
 # what the others share.
 declare -A COLD=([kube-apiserver]=245 [etcd]=35 [kubectl]=26 [kube-controller-manager]=57
   [kube-scheduler]=5 [kubelet]=18 [kube-proxy]=8 [helm]=73 [kubeconform]=20 [kwok]=84
-  [keda]=447 [keda-crds]=1)
+  [keda]=447 [keda-crds]=1 [prometheus]=130)
 declare -A WARM=([kube-apiserver]=5 [etcd]=4 [kubectl]=3 [kube-controller-manager]=5
   [kube-scheduler]=2 [kubelet]=4 [kube-proxy]=2 [helm]=5 [kubeconform]=3 [kwok]=6
-  [keda]=16 [keda-crds]=1)
+  [keda]=16 [keda-crds]=1 [prometheus]=8)
 
 # Runs a command with its output in the log; on failure shows the log's tail.
 quietly() {
@@ -136,6 +139,15 @@ go_install() { # name module@version
   GOBIN=$BIN quietly go install -ldflags "-s -w" "$2"
 }
 
+# Prometheus and promtool with only the Kubernetes service discovery: the other discovery
+# plugins pull in modules the proxy does not serve (hashicorp/nomad's), and Debian's build
+# leaves Kubernetes discovery out.
+prometheus_build() {
+  GOBIN=$BIN quietly go install -tags remove_all_sd,enable_kubernetes_sd -ldflags "-s -w" \
+    "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_VERSION" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION"
+}
+
 keda_src() { # prints the module directory of KEDA's source (CRDs, manifests)
   go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" 2>>"$LOG" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
 }
@@ -188,7 +200,7 @@ members() {
     apiserver) echo kube-apiserver etcd kubectl ;;
     kube-controller-manager) echo kube-controller-manager ;;
     node) echo kube-controller-manager kube-scheduler kubelet kube-proxy ;;
-    helm|kubeconform|kwok|keda-crds) echo "$1" ;;
+    helm|kubeconform|kwok|keda-crds|prometheus) echo "$1" ;;
     keda) echo keda ;;
     cluster) for g in apiserver node kwok helm keda-crds keda; do members $g; done ;;
     *) echo "unknown group: $1" >&2; return 2 ;;
@@ -198,6 +210,7 @@ built() { # is this member already in the cache?
   case $1 in
     keda) have keda-operator && have keda-adapter ;;
     keda-crds) [[ -d $CACHE/keda-$KEDA_VERSION/crds ]] ;;
+    prometheus) have prometheus && have promtool ;;
     *) have "$1" ;;
   esac
 }
@@ -227,6 +240,7 @@ build_member() {
     kwok) go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" ;;
     keda-crds) keda_crds ;;
     keda) keda_build ;;
+    prometheus) prometheus_build ;;
   esac
 }
 for m in "${todo[@]}"; do step "$m" build_member "$m"; done

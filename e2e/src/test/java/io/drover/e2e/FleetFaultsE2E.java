@@ -1,7 +1,6 @@
 package io.drover.e2e;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.junit.jupiter.api.AfterAll;
@@ -56,12 +55,7 @@ class FleetFaultsE2E {
         kube = new Kube(env, client);
         receiver = new ExecutionReceiver(env.receiverHost());
         schemaPrefix = "f_" + UUID.randomUUID().toString().substring(0, 6);
-        client.namespaces().withName(NS).delete();
-        await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
-        kube.installOperator(NS);
-        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db")
-                .addToLabels("drover.io/executor-secret", "true").endMetadata()
-                .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
+        kube.freshNamespaceWithOperator(NS);
         log("fleet faults: namespace " + NS + ", image " + env.chaosImage() + ", receiver " + receiver.base());
     }
 

@@ -64,6 +64,20 @@ final class Kube {
         Commands.run(helm).orFail();
     }
 
+    /**
+     * A suite's own namespace, empty (deleted first, with whatever an interrupted run left), the
+     * operator managing it, and the database Secret "jobs-db", opted in for ExecutorClusters.
+     */
+    void freshNamespaceWithOperator(String ns) {
+        client.namespaces().withName(ns).delete();
+        org.awaitility.Awaitility.await("namespace " + ns + " gone").atMost(Duration.ofMinutes(2))
+                .until(() -> client.namespaces().withName(ns).get() == null);
+        installOperator(ns);
+        client.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata()
+                .withName("jobs-db").addToLabels("drover.io/executor-secret", "true").endMetadata()
+                .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
+    }
+
     /** `kubectl auth can-i` as the operator's ServiceAccount: true for "yes". */
     boolean operatorCan(String verb, String resource, String namespace) {
         List<String> args = new ArrayList<>(List.of("auth", "can-i", verb, resource,

@@ -3,7 +3,6 @@ package io.drover.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -25,14 +24,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The observability kit on the real cluster: a real Prometheus (Debian's, run beside the local
+ * The observability kit on the real cluster: a real Prometheus (built by make prometheus-binaries, run beside the local
  * cluster) discovers the executors and the operator through the Kubernetes API with the chart's
  * PodMonitor relabelling, evaluates the chart's own alert rules, and serves the dashboard's
  * queries. A cluster falling behind fires DroverDueLagAboveSLO, which resolves once the backlog
@@ -63,12 +61,7 @@ class ObservabilityE2E {
                 "Prometheus runs on this machine and must reach the pods: the local cluster only");
         client = new KubernetesClientBuilder().build();
         kube = new Kube(env, client);
-        client.namespaces().withName(NS).delete();
-        await("namespace " + NS + " gone").atMost(Duration.ofMinutes(2)).until(() -> client.namespaces().withName(NS).get() == null);
-        kube.installOperator(NS);
-        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db")
-                .addToLabels("drover.io/executor-secret", "true").endMetadata()
-                .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
+        kube.freshNamespaceWithOperator(NS);
         dir = Files.createTempDirectory("drover-prometheus");
         Files.writeString(dir.resolve("rules.yaml"), chartRules());
         Files.writeString(dir.resolve("prometheus.yml"), config());
@@ -158,7 +151,8 @@ class ObservabilityE2E {
                 "--kube-version", "1.34.2", "--set", "metrics.prometheusRule.enabled=true",
                 "--set", "metrics.prometheusRule.dueLagSLOSeconds=" + SLO_SECONDS, "--show-only", "templates/prometheusrule.yaml"));
         rendered.orFail();
-        GenericKubernetesResource rule = Serialization.unmarshal(rendered.output(), GenericKubernetesResource.class);
+        String yaml = rendered.output().substring(rendered.output().indexOf("---")); // after the echoed command line
+        GenericKubernetesResource rule = Serialization.unmarshal(yaml, GenericKubernetesResource.class);
         return Serialization.asYaml(rule.getAdditionalProperties().get("spec")).replaceAll("for: \"?[0-9]+m\"?", "for: 15s");
     }
 

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The chart's alert rules (templates/prometheusrule.yaml) as Prometheus judges them: rendered by
  * Helm, checked by {@code promtool check rules}, and unit-tested by {@code promtool test rules}
  * (src/test/resources/alerts/drover-alerts.test.yaml: every alert firing on the series that should
- * fire it, and silent on a healthy fleet). promtool is Debian's (package prometheus), which
+ * fire it, and silent on a healthy fleet). promtool is Prometheus 3.16's, built from its Go module, which
  * {@code make test-binaries} puts beside the other test binaries.
  */
 class AlertRulesTest {
@@ -79,7 +79,7 @@ class AlertRulesTest {
     private static String promtool() {
         Path p = TestCluster.binDir().resolve("promtool");
         if (!Files.isExecutable(p)) {
-            throw new IllegalStateException(p + " not found: `make test-binaries` takes it from Debian's prometheus package");
+            throw new IllegalStateException(p + " not found: `make test-binaries` builds it (tools/build-binaries.sh prometheus)");
         }
         return p.toString();
     }
