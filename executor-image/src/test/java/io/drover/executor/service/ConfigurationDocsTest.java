@@ -2,12 +2,12 @@ package io.drover.executor.service;
 
 import io.drover.executor.config.Durations;
 import io.drover.executor.config.ExecutorSettings;
+import io.drover.executor.testing.RepoFiles;
 import io.smallrye.config.WithDefault;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -91,7 +91,7 @@ class ConfigurationDocsTest {
     /** Setting name to its default as the table writes it (backticks removed). */
     private static Map<String, String> documented() throws Exception {
         Map<String, String> rows = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(docs())) {
+        for (String line : Files.readAllLines(RepoFiles.resolve("docs/configuration.md"))) {
             Matcher m = ROW.matcher(line);
             if (m.find()) {
                 rows.put(m.group(1), m.group(2).trim().replace("`", ""));
@@ -99,15 +99,5 @@ class ConfigurationDocsTest {
         }
         assertThat(rows).as("rows of the settings table in docs/configuration.md").isNotEmpty();
         return rows;
-    }
-
-    private static Path docs() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path p = dir.resolve("docs/configuration.md");
-            if (Files.exists(p)) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("docs/configuration.md not found above " + Path.of("").toAbsolutePath());
     }
 }

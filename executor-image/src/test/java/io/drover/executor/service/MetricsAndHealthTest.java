@@ -3,6 +3,7 @@ package io.drover.executor.service;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.PostgresResource;
+import io.drover.executor.testing.RepoFiles;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -83,13 +84,8 @@ class MetricsAndHealthTest {
 
     /** The drover_* series named in the chart's alert rules and dashboard (whole names, as scraped: _sum, _bucket, ...). */
     private static java.util.Set<String> queriedSeries() throws java.io.IOException {
-        java.nio.file.Path dir = java.nio.file.Path.of("").toAbsolutePath();
-        while (dir != null && !java.nio.file.Files.isDirectory(dir.resolve("charts/drover-operator"))) {
-            dir = dir.getParent();
-        }
-        assertThat(dir).as("the repository root, above " + java.nio.file.Path.of("").toAbsolutePath()).isNotNull();
-        String rules = java.nio.file.Files.readString(dir.resolve("charts/drover-operator/templates/prometheusrule.yaml"))
-                + java.nio.file.Files.readString(dir.resolve("charts/drover-operator/dashboards/drover-fleet.json"));
+        String rules = java.nio.file.Files.readString(RepoFiles.resolve("charts/drover-operator/templates/prometheusrule.yaml"))
+                + java.nio.file.Files.readString(RepoFiles.resolve("charts/drover-operator/dashboards/drover-fleet.json"));
         java.util.Set<String> names = new java.util.TreeSet<>();
         Matcher m = Pattern.compile("\\b(drover_[a-z_]+)\\b").matcher(rules);
         while (m.find()) {
