@@ -59,7 +59,7 @@ public class ClusterGauges {
         c.wanted = status.desiredReplicas == null ? 0 : status.desiredReplicas;
         c.ready = status.readyReplicas == null ? 0 : status.readyReplicas;
         String bottleneck = status.conditions == null ? null : status.conditions.stream()
-                .filter(cond -> "Bottleneck".equals(cond.getType())).map(io.fabric8.kubernetes.api.model.Condition::getReason)
+                .filter(cond -> io.drover.operator.status.Conditions.BOTTLENECK.equals(cond.getType())).map(io.fabric8.kubernetes.api.model.Condition::getReason)
                 .findFirst().orElse(null);
         if (!java.util.Objects.equals(bottleneck, c.bottleneck)) {
             if (c.bottleneckMeter != null) {
