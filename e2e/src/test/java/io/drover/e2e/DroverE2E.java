@@ -1,5 +1,6 @@
 package io.drover.e2e;
 
+import io.drover.schema.JobSchema;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -101,7 +102,7 @@ class DroverE2E {
         kube.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("jobs-db")
                 .addToLabels("drover.io/executor-secret", "true").endMetadata()
                 .withStringData(Map.of("username", env.dbUser(), "password", env.dbPassword())).build()).serverSideApply();
-        apply(clusterYaml(EC, 2, 4));
+        apply(cluster(EC, 2, 4));
 
         awaitClusterReady(2);
         for (Pod pod : executorPods()) {
@@ -127,7 +128,7 @@ class DroverE2E {
         List<Long> ids = new ArrayList<>(jobs.enqueueHttp(1000, 0));
         JobFeeder feeder = new JobFeeder(jobs, ids, 50, 250);
         Instant start = Instant.now();
-        apply(clusterYaml(EC, 2, 8));
+        apply(cluster(EC, 2, 8));
         await("the StatefulSet rolls to a new revision").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1)).until(() -> {
             var st = statefulSet().getStatus();
             return st.getUpdateRevision() != null && !st.getUpdateRevision().equals(revision)
@@ -177,7 +178,7 @@ class DroverE2E {
 
         receiver.reset();
         receiver.jobMillis(200);
-        apply(autoscaledYaml(1));
+        apply(autoscaled(1));
         awaitReady(AUTO, 1);
         awaitCondition(AUTO, "Autoscaling", "True");
 
@@ -191,7 +192,7 @@ class DroverE2E {
         log("backlog 2000: 4 replicas after " + toFour.toSeconds() + " s, 4 ready after " + toFourReady.toSeconds() + " s");
 
         // While the backlog lasts, nothing (the operator above all) takes KEDA's count back.
-        while (autoJobs.count("locked_by is null and due_at <= now()") > 200) {
+        while (autoJobs.count(JobSchema.DUE_AND_UNLOCKED) > 200) {
             assertThat(replicas(AUTO)).as("replicas while the backlog lasts").isEqualTo(4);
             Thread.sleep(1000);
         }
@@ -214,7 +215,7 @@ class DroverE2E {
     @Order(6)
     void withMinZeroItScalesToZeroAndWakesOnTheFirstDueJob() throws Exception {
         receiver.jobMillis(0);
-        apply(autoscaledYaml(0));
+        apply(autoscaled(0));
         Instant idle = Instant.now();
         await("KEDA scales to zero").atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
                 .until(() -> replicas(AUTO) == 0 && podsOf(AUTO).isEmpty());
@@ -236,9 +237,7 @@ class DroverE2E {
             log("no fake node in this cluster: placement beyond c5 not checked");
             return;
         }
-        String yaml = clusterYaml("elsewhere", 1, 2).replace("  placement: {}\n",
-                "  placement: {instanceTypes: [m5.2xlarge]}\n");
-        apply(yaml);
+        apply(cluster("elsewhere", 1, 2).setYaml("placement", "{instanceTypes: [m5.2xlarge]}"));
         await("the m5 cluster's pod lands on the m5 node").atMost(Duration.ofMinutes(2)).until(() -> {
             Pod p = kube.pods().inNamespace(NS).withName("elsewhere-0").get();
             return p != null && env.fakeNode().get().equals(p.getSpec().getNodeName());
@@ -250,7 +249,7 @@ class DroverE2E {
     @Order(8)
     void anInvalidClusterIsRefusedWithAFieldMessage() throws Exception {
         Path bad = Files.createTempFile("invalid-ec", ".yaml");
-        Files.writeString(bad, clusterYaml("invalid", 2, 4).replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 128\n"));
+        Files.writeString(bad, cluster("invalid", 2, 4).set("queueSize", 64).set("acquirePageSize", 128).yaml());
         var result = kubectl("apply", "-f", bad.toString());
         assertThat(result.exit()).isNotZero();
         assertThat(result.output()).contains("spec.acquirePageSize", "acquirePageSize must not exceed queueSize");
@@ -268,8 +267,8 @@ class DroverE2E {
         kube.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName("wrong-db")
                 .addToLabels("drover.io/executor-secret", "true").endMetadata()
                 .addToStringData("username", "drover").addToStringData("password", "not-the-password").build()).serverSideApply();
-        apply(clusterYaml("wrongpw", 1, 2).replace("credentialsSecret: {name: jobs-db}", "credentialsSecret: {name: wrong-db}"));
-        apply(clusterYaml("toobig", 1, 2).replace("requests: {cpu: 100m, memory: 384Mi}", "requests: {cpu: \"64\", memory: 384Mi}"));
+        apply(cluster("wrongpw", 1, 2).set("database.credentialsSecret.name", "wrong-db"));
+        apply(cluster("toobig", 1, 2).set("resources.requests.cpu", "64"));
         try {
             await("wrongpw Degraded DatabaseAuthenticationFailed").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
                     .until(() -> String.valueOf(k.condition(NS, "wrongpw", "Degraded")), c -> c.contains("DatabaseAuthenticationFailed"));
@@ -305,14 +304,11 @@ class DroverE2E {
         JobTable paged = new JobTable(env, schema + "_p1");
         JobTable busy = new JobTable(env, schema + "_ps");
         JobTable capped = new JobTable(env, schema + "_sc");
-        apply(clusterYaml("handlerbound", 1, 1).replace("schema: " + schema + "\n", "schema: " + schema + "_hb\n"));
-        apply(clusterYaml("pageone", 1, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_p1\n")
-                .replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 1\n"));
-        apply(clusterYaml("poolsaturated", 1, 2).replace("schema: " + schema + "\n", "schema: " + schema + "_ps\n"));
-        apply(clusterYaml("scalingcapped", 1, 1).replace("schema: " + schema + "\n", "schema: " + schema + "_sc\n")
-                .replace("  queueSize: 1024\n", "  queueSize: 8\n  acquirePageSize: 8\n")
-                .replace("  placement: {}\n", "  placement: {}\n  autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 1,"
-                        + " targetBacklogPerNode: 10, pollingInterval: 5s}\n"));
+        apply(cluster("handlerbound", 1, 1).set("schema", schema + "_hb"));
+        apply(cluster("pageone", 1, 4).set("schema", schema + "_p1").set("queueSize", 64).set("acquirePageSize", 1));
+        apply(cluster("poolsaturated", 1, 2).set("schema", schema + "_ps"));
+        apply(cluster("scalingcapped", 1, 1).set("schema", schema + "_sc").set("queueSize", 8).set("acquirePageSize", 8)
+                .setYaml("autoscaling", "{enabled: true, minReplicas: 1, maxReplicas: 1, targetBacklogPerNode: 10, pollingInterval: 5s}"));
         try {
             for (String name : List.of("handlerbound", "pageone", "poolsaturated", "scalingcapped")) {
                 awaitReady(name, 1);
@@ -353,10 +349,9 @@ class DroverE2E {
     void lockContentionAndASlowDatabaseAreNamed() throws Exception {
         JobTable contended = new JobTable(env, schema + "_lc");
         JobTable slowDb = new JobTable(env, schema + "_db");
-        apply(clusterYaml("contention", 2, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_lc\n")
-                .replace("  lockMode: SkipLocked\n", "  lockMode: Optimistic\n")
-                .replace("  queueSize: 1024\n", "  queueSize: 64\n  acquirePageSize: 1\n"));
-        apply(clusterYaml("slowdb", 1, 4).replace("schema: " + schema + "\n", "schema: " + schema + "_db\n"));
+        apply(cluster("contention", 2, 4).set("schema", schema + "_lc").set("lockMode", "Optimistic")
+                .set("queueSize", 64).set("acquirePageSize", 1));
+        apply(cluster("slowdb", 1, 4).set("schema", schema + "_db"));
         try {
             awaitReady("contention", 2);
             awaitReady("slowdb", 1);
@@ -420,41 +415,16 @@ class DroverE2E {
 
     // --- helpers -------------------------------------------------------------------------
 
-    String clusterYaml(String name, int replicas, int threads) {
-        return """
-                apiVersion: drover.io/v1alpha1
-                kind: ExecutorCluster
-                metadata:
-                  name: %s
-                  namespace: %s
-                spec:
-                  replicas: %d
-                  threads: %d
-                  queueSize: 1024
-                  lockMode: SkipLocked
-                  lockExpiry: 10s
-                  shutdownGracePeriod: 10s
-                  terminationGracePeriodSeconds: 30
-                  schema: %s
-                  database:
-                    host: %s
-                    port: %d
-                    name: jobs
-                    sslMode: disable
-                    maxPoolSize: 8
-                    credentialsSecret: {name: jobs-db}
-                  resources:
-                    requests: {cpu: 100m, memory: 384Mi}
-                    limits: {memory: 768Mi}
-                  jvmOptions: -XX:+UseSerialGC -XX:TieredStopAtLevel=1
-                  env:
-                  - {name: DROVER_HTTP_URL, value: "%s"}
-                  placement: {}
-                """.formatted(name, NS, replicas, threads, schema, env.dbHost(), env.dbPort(), receiver.url());
+    /** DroverE2E's cluster (fixtures/drover-cluster.yaml) with the echo handler reporting to the receiver. */
+    ClusterFixture cluster(String name, int replicas, int threads) {
+        return ClusterFixture.load("drover-cluster.yaml").named(name, NS)
+                .set("replicas", replicas).set("threads", threads).set("schema", schema)
+                .set("database.host", env.dbHost()).set("database.port", env.dbPort())
+                .env("DROVER_HTTP_URL", receiver.url());
     }
 
-    void apply(String yaml) {
-        k.apply(yaml);
+    void apply(ClusterFixture cluster) {
+        k.apply(cluster.yaml());
     }
 
     Commands.Result kubectl(String... args) {
@@ -470,13 +440,11 @@ class DroverE2E {
     }
 
     /** A cluster for KEDA to scale: small queues, so the due backlog is what waits in the table. */
-    String autoscaledYaml(int minReplicas) {
-        return clusterYaml(AUTO, 1, 2)
-                .replace("  schema: " + schema + "\n", "  schema: " + schema + "_auto\n")
-                .replace("  queueSize: 1024\n", "  queueSize: 8\n  acquirePageSize: 8\n")
-                .replace("  placement: {}\n", "  placement: {}\n  autoscaling: {enabled: true, minReplicas: %d, maxReplicas: 4, "
-                        .formatted(minReplicas) + "targetBacklogPerNode: 100, activationBacklog: 0, pollingInterval: 5s, "
-                        + "cooldownPeriod: 30s, scaleDownStabilizationWindow: 20s}\n");
+    ClusterFixture autoscaled(int minReplicas) {
+        return cluster(AUTO, 1, 2).set("schema", schema + "_auto").set("queueSize", 8).set("acquirePageSize", 8)
+                .setYaml("autoscaling", ("{enabled: true, minReplicas: %d, maxReplicas: 4, targetBacklogPerNode: 100, "
+                        + "activationBacklog: 0, pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 20s}")
+                        .formatted(minReplicas));
     }
 
     int replicas(String name) {

@@ -71,40 +71,12 @@ class FleetFaultsE2E {
         }
     }
 
-    /** An ExecutorCluster running the chaos handler; {@code extra} is more spec, indented two spaces. */
-    static String clusterYaml(String name, int replicas, String extra) {
-        return """
-                apiVersion: drover.io/v1alpha1
-                kind: ExecutorCluster
-                metadata:
-                  name: %s
-                  namespace: %s
-                spec:
-                  image: %s
-                  imagePullPolicy: IfNotPresent
-                  replicas: %d
-                  threads: 2
-                  queueSize: 2
-                  acquirePageSize: 2
-                  lockMode: SkipLocked
-                  lockExpiry: 10s
-                  schema: %s
-                  database:
-                    host: %s
-                    port: %d
-                    name: jobs
-                    sslMode: disable
-                    maxPoolSize: 4
-                    credentialsSecret: {name: jobs-db}
-                  resources:
-                    requests: {cpu: 50m, memory: 384Mi}
-                    limits: {memory: 768Mi}
-                  jvmOptions: -XX:+UseSerialGC -XX:TieredStopAtLevel=1
-                  env:
-                  - {name: CHAOS_RECEIVER, value: "%s"}
-                  placement: {}
-                %s""".formatted(name, NS, env.chaosImage(), replicas, schema(name), env.dbHost(), env.dbPort(),
-                receiver.base(), extra);
+    /** An ExecutorCluster running the chaos handler (fixtures/chaos-cluster.yaml). */
+    static ClusterFixture cluster(String name, int replicas) {
+        return ClusterFixture.load("chaos-cluster.yaml").named(name, NS)
+                .set("image", env.chaosImage()).set("replicas", replicas).set("schema", schema(name))
+                .set("database.host", env.dbHost()).set("database.port", env.dbPort())
+                .env("CHAOS_RECEIVER", receiver.base());
     }
 
     static String schema(String cluster) {
@@ -139,7 +111,7 @@ class FleetFaultsE2E {
     @Order(1)
     void evictionsThroughThePdbNeverTakeMoreThanItAllowsAndLoseNothing() throws Exception {
         String ec = "evictable";
-        kube.apply(clusterYaml(ec, 3, "  maxJobDuration: 20s\n"));
+        kube.apply(cluster(ec, 3).yaml());
         kube.awaitReady(NS, ec, 3);
         receiver.reset();
         JobTable jobs = table(ec);
@@ -208,7 +180,7 @@ class FleetFaultsE2E {
     @Order(2)
     void theFleetRunsOnWhileTheOperatorIsAwayAndTheOperatorCatchesUp() throws Exception {
         String ec = "headless";
-        kube.apply(clusterYaml(ec, 2, "  maxJobDuration: 20s\n"));
+        kube.apply(cluster(ec, 2).yaml());
         kube.awaitReady(NS, ec, 2);
         receiver.reset();
         JobTable jobs = table(ec);
@@ -272,10 +244,9 @@ class FleetFaultsE2E {
         String ec = "longjobs";
         // 30 s jobs; the grace periods follow maxJobDuration. Target 3 per node with 2 threads:
         // 6 running jobs want 2 nodes, so the third is removed while its jobs run.
-        kube.apply(clusterYaml(ec, 1, """
-                  maxJobDuration: 40s
-                  autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 3, targetBacklogPerNode: 3, activationBacklog: 0, pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 15s}
-                """));
+        kube.apply(cluster(ec, 1).set("maxJobDuration", "40s")
+                .setYaml("autoscaling", "{enabled: true, minReplicas: 1, maxReplicas: 3, targetBacklogPerNode: 3, activationBacklog: 0,"
+                        + " pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 15s}").yaml());
         kube.awaitReady(NS, ec, 1);
         kube.awaitCondition(NS, ec, "Autoscaling", "True");
         assertThat(kube.statefulSet(NS, ec).getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
@@ -327,10 +298,9 @@ class FleetFaultsE2E {
         Assumptions.assumeTrue(env.dbStop().isPresent() && env.dbStart().isPresent(),
                 "E2E_DB_STOP and E2E_DB_START say how to stop and start the database");
         String ec = "dbdown";
-        kube.apply(clusterYaml(ec, 2, """
-                  maxJobDuration: 20s
-                  autoscaling: {enabled: true, minReplicas: 2, maxReplicas: 3, targetBacklogPerNode: 2, activationBacklog: 0, pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 30s}
-                """));
+        kube.apply(cluster(ec, 2)
+                .setYaml("autoscaling", "{enabled: true, minReplicas: 2, maxReplicas: 3, targetBacklogPerNode: 2, activationBacklog: 0,"
+                        + " pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 30s}").yaml());
         kube.awaitReady(NS, ec, 2);
         receiver.reset();
         JobTable jobs = table(ec);
@@ -384,9 +354,8 @@ class FleetFaultsE2E {
     void aJobThatMakesItsPodRunOutOfMemoryEndsAsPoisonAndTheFleetDrains() throws Exception {
         String ec = "oom";
         // The heap may grow past the container's limit: the kernel's OOM killer ends the pod.
-        kube.apply(clusterYaml(ec, 2, "  maxJobDuration: 20s\n")
-                .replace("limits: {memory: 768Mi}", "limits: {memory: 400Mi}")
-                .replace("jvmOptions: -XX:+UseSerialGC", "jvmOptions: -Xmx1500m -XX:+UseSerialGC"));
+        ClusterFixture small = cluster(ec, 2).set("resources.limits.memory", "400Mi");
+        kube.apply(small.set("jvmOptions", "-Xmx1500m " + small.get("jvmOptions")).yaml());
         kube.awaitReady(NS, ec, 2);
         receiver.reset();
         JobTable jobs = table(ec);

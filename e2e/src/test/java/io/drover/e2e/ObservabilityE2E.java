@@ -92,21 +92,8 @@ class ObservabilityE2E {
     @Test
     void theBacklogAlertFiresAndResolvesAndEveryPanelHasData() throws Exception {
         String schema = "obs_" + UUID.randomUUID().toString().substring(0, 6);
-        kube.apply("""
-                apiVersion: drover.io/v1alpha1
-                kind: ExecutorCluster
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  replicas: 1
-                  threads: 1
-                  queueSize: 4
-                  acquirePageSize: 4
-                  schema: %s
-                  database: {host: %s, port: %d, name: jobs, sslMode: disable, maxPoolSize: 4, credentialsSecret: {name: jobs-db}}
-                  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}
-                  jvmOptions: -XX:+UseSerialGC -XX:TieredStopAtLevel=1
-                  placement: {}
-                """.formatted(EC, NS, schema, env.dbHost(), env.dbPort()));
+        kube.apply(ClusterFixture.load("observed-cluster.yaml").named(EC, NS).set("schema", schema)
+                .set("database.host", env.dbHost()).set("database.port", env.dbPort()).yaml());
         kube.awaitReady(NS, EC, 1);
         await("the executor scraped").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(2))
                 .until(() -> !query("up{namespace=\"" + NS + "\", drover_cluster=\"" + EC + "\"} == 1").isEmpty());
