@@ -3,7 +3,7 @@ package io.drover.operator.autoscaling;
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
-import io.drover.operator.resources.ExecutorConfig;
+import io.drover.operator.resources.ExecutorConfigMap;
 import io.drover.operator.resources.KubeDurations;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
@@ -46,7 +46,7 @@ public final class KedaObjects {
         // KEDA connects with pgx, which understands every libpq sslmode. verify-ca/verify-full
         // check the server against the CA file KEDA's own pod names in PGSSLROOTCERT (pgx reads
         // it; the trigger has no field for it): docs/security.md says how to mount the bundle.
-        md.put("sslmode", ExecutorConfig.sslMode(db));
+        md.put("sslmode", ExecutorConfigMap.sslMode(db));
         md.put("query", BacklogQuery.sql(ec.getSpec().schema, a, ec.getSpec().threads == null ? 8 : ec.getSpec().threads));
         md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
         md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));

@@ -7,7 +7,7 @@ import io.drover.operator.figures.Bottleneck;
 import io.drover.operator.figures.FigureScraper;
 import io.drover.operator.figures.FleetFigures;
 import io.drover.operator.resources.ApiTokens;
-import io.drover.operator.resources.ExecutorConfig;
+import io.drover.operator.resources.ExecutorConfigMap;
 import io.drover.operator.resources.ExecutorDisruptionBudget;
 import io.drover.operator.resources.ExecutorNetworkPolicy;
 import io.drover.operator.resources.ExecutorServices;
@@ -136,7 +136,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
-        ConfigMap configMap = ExecutorConfig.configMap(ec);
+        ConfigMap configMap = ExecutorConfigMap.configMap(ec);
         apply(ec, client, configMap);
         // The generated tokens' version joins the roll hash: deleting <name>-api to rotate them
         // gives new tokens and rolls the executors onto them.

@@ -2,7 +2,7 @@ package io.drover.operator.api;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.LockMode;
-import io.drover.operator.resources.ExecutorConfig;
+import io.drover.operator.resources.ExecutorConfigMap;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
@@ -238,7 +238,7 @@ class ExecutorClusterSchemaTest {
                 database: {host: db, name: jobs, maxPoolSize: 5, credentialsSecret: {name: jobs-db}}
                 """));
         full.getMetadata().setNamespace(namespace);
-        java.util.Set<String> written = new java.util.TreeSet<>(ExecutorConfig.environment(full.getSpec()).keySet());
+        java.util.Set<String> written = new java.util.TreeSet<>(ExecutorConfigMap.environment(full.getSpec()).keySet());
         ExecutorStatefulSet.build(full, "image", "IfNotPresent", "hash", 1).getSpec().getTemplate().getSpec()
                 .getContainers().get(0).getEnv().forEach(e -> written.add(e.getName()));
         assertThat(written).contains("DROVER_THREADS", "QUARKUS_DATASOURCE_PASSWORD", "DROVER_API_READTOKEN", "JAVA_TOOL_OPTIONS");

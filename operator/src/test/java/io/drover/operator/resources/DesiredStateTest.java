@@ -75,7 +75,7 @@ class DesiredStateTest {
                 acquireInterval: 500ms
                 jobTimeouts: {report: 2m, email: 10s}
                 """);
-        Map<String, String> env = ExecutorConfig.configMap(ec).getData();
+        Map<String, String> env = ExecutorConfigMap.configMap(ec).getData();
         assertThat(env).containsEntry("DROVER_LOCKMODE", "Global")
                 .containsEntry("DROVER_THREADS", "16")
                 .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
@@ -91,9 +91,9 @@ class DesiredStateTest {
 
     @Test
     void maxJobDurationSetsTheShutdownGraceAndTheJobTimeout() {
-        Map<String, String> env = ExecutorConfig.configMap(cluster("maxJobDuration: 2m\n")).getData();
+        Map<String, String> env = ExecutorConfigMap.configMap(cluster("maxJobDuration: 2m\n")).getData();
         assertThat(env).containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").containsEntry("DROVER_JOBTIMEOUT", "PT2M");
-        Map<String, String> explicit = ExecutorConfig.configMap(cluster("maxJobDuration: 2m\nshutdownGracePeriod: 5m\n")).getData();
+        Map<String, String> explicit = ExecutorConfigMap.configMap(cluster("maxJobDuration: 2m\nshutdownGracePeriod: 5m\n")).getData();
         assertThat(explicit).as("what the user writes wins").containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT5M");
     }
 

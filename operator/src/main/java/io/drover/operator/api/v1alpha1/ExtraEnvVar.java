@@ -36,7 +36,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 public class ExtraEnvVar {
     /**
      * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
-     * settings of the ConfigMap (ExecutorConfig), JAVA_TOOL_OPTIONS (jvmOptions) and the other
+     * settings of the ConfigMap (ExecutorConfigMap), JAVA_TOOL_OPTIONS (jvmOptions) and the other
      * variables the JVM or the loader read options from. QUARKUS_DATASOURCE_* and DROVER_API_*
      * are refused as prefixes. ExecutorClusterSchemaTest.everyVariableTheOperatorSetsIsRefusedInEnv keeps this
      * in step with what the operator writes.

@@ -16,8 +16,8 @@ import java.util.TreeMap;
  * for each executor setting the spec sets (the executor reads the same names), and the JDBC URL.
  * Secrets never go here: user name, password and API token are secretKeyRef env vars of the pod.
  */
-public final class ExecutorConfig {
-    private ExecutorConfig() {
+public final class ExecutorConfigMap {
+    private ExecutorConfigMap() {
     }
 
     /** Executor settings by their one name (docs/configuration.md); unset ones are left out. */
