@@ -20,10 +20,9 @@ TITLE=${REF##*/}; TITLE=${TITLE%%:*}
 MODULES=java.base,java.logging,java.naming,java.net.http,java.sql,java.management,java.xml,\
 jdk.unsupported,java.security.jgss,java.security.sasl,jdk.crypto.ec,java.instrument,jdk.management,\
 jdk.jfr,jdk.management.jfr,java.rmi,jdk.zipfs,jdk.naming.dns,java.transaction.xa,jdk.net,jdk.jcmd
-# java.desktop (AWT, java.beans) was there for the benchmark's charts, now in bench/: the executor
-# runs without it (image-test). The operator keeps it until make e2e, the only run of its image,
-# has proven it without it.
-[[ $TITLE == drover-operator ]] && MODULES+=,java.desktop
+# No java.desktop (AWT, java.beans): it was there for the benchmark's charts, now in bench/. jdeps
+# still lists it for micrometer-core, quarkus-core and commons-lang3 (a circuit breaker neither
+# service uses); image-test runs the executor without it and make e2e both services.
 
 for tool in umoci skopeo dpkg-deb apt-get; do
   command -v "$tool" >/dev/null || { echo "image build needs '$tool' (apt-get install umoci skopeo)" >&2; exit 1; }
