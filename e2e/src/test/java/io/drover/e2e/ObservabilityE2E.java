@@ -34,7 +34,8 @@ import static org.awaitility.Awaitility.await;
  * cluster) discovers the executors and the operator through the Kubernetes API with the chart's
  * PodMonitor relabelling, evaluates the chart's own alert rules, and serves the dashboard's
  * queries. A cluster falling behind fires DroverDueLagAboveSLO, which resolves once the backlog
- * drains; every dashboard panel returns data for the cluster.
+ * drains; every dashboard panel returns data for the cluster. A fleet at 0 nodes that KEDA does
+ * not wake fires DroverDueJobsWithoutExecutors from KEDA's own metric.
  *
  * <p>Prometheus runs on this machine, so it needs the pods' addresses reachable from here: the
  * local cluster (with $KUBECONFIG set to another cluster, the test is skipped and says so).
@@ -42,6 +43,8 @@ import static org.awaitility.Awaitility.await;
 class ObservabilityE2E {
     static final String NS = "drover-obs";
     static final String EC = "obs";
+    /** An autoscaled cluster KEDA keeps at 0 nodes. */
+    static final String IDLE = "idle";
     /** The SLO for the test: 15 s, and the rules' waiting periods ("for") shortened to 15 s. */
     static final int SLO_SECONDS = 15;
 
@@ -131,6 +134,33 @@ class ObservabilityE2E {
         log("DroverDueLagAboveSLO resolved; alerts now: " + alerts());
     }
 
+    /**
+     * A fleet at 0 replicas that KEDA does not wake (an activation threshold above the backlog)
+     * while jobs are due: no executor reports anything, so DroverDueJobsWithoutExecutors reads
+     * KEDA's own view of the backlog. Lowering the threshold lets KEDA start a node, which
+     * drains the jobs, and the alert resolves.
+     */
+    @Test
+    void dueJobsWithNoExecutorRunningFireAndResolve() throws Exception {
+        String schema = "obs0_" + UUID.randomUUID().toString().substring(0, 6);
+        ClusterFixture idle = ClusterFixture.load("observed-cluster.yaml").named(IDLE, NS).set("schema", schema)
+                .set("database.host", env.dbHost()).set("database.port", env.dbPort())
+                .setYaml("autoscaling", "{enabled: true, minReplicas: 0, maxReplicas: 1, targetBacklogPerNode: 10,"
+                        + " activationBacklog: 1000, pollingInterval: 5s, cooldownPeriod: 30s}");
+        kube.apply(idle.yaml());
+        kube.awaitCondition(NS, IDLE, "Autoscaling", "True");
+        new JobTable(env, schema).enqueue("noop", "", 40, 3);
+        await("DroverDueJobsWithoutExecutors firing for " + IDLE).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(3))
+                .until(() -> alert("DroverDueJobsWithoutExecutors", IDLE, "firing"));
+        assertThat(kube.replicas(NS, IDLE)).as("KEDA kept the fleet at 0").isZero();
+        log("DroverDueJobsWithoutExecutors fired: " + alerts());
+
+        kube.apply(idle.set("autoscaling.activationBacklog", 0).yaml());
+        await("DroverDueJobsWithoutExecutors resolved once KEDA woke a node").atMost(Duration.ofMinutes(4))
+                .pollInterval(Duration.ofSeconds(3)).until(() -> !alert("DroverDueJobsWithoutExecutors", IDLE, null));
+        log("DroverDueJobsWithoutExecutors resolved with " + kube.replicas(NS, IDLE) + " node(s)");
+    }
+
     /** The chart's PrometheusRule, rendered with the test's SLO, its "for" periods shortened for a test. */
     @SuppressWarnings("unchecked")
     static String chartRules() {
@@ -162,9 +192,13 @@ class ObservabilityE2E {
 
     /** Whether the alert is active for this cluster (in {@code state}, or in any state when null). */
     static boolean alert(String name, String state) throws IOException, InterruptedException {
+        return alert(name, EC, state);
+    }
+
+    static boolean alert(String name, String cluster, String state) throws IOException, InterruptedException {
         for (JsonNode a : json.readTree(alerts()).get("data").get("alerts")) {
             JsonNode labels = a.get("labels");
-            if (labels.get("alertname").asText().equals(name) && labels.path("drover_cluster").asText().equals(EC)
+            if (labels.get("alertname").asText().equals(name) && labels.path("drover_cluster").asText().equals(cluster)
                     && (state == null || a.get("state").asText().equals(state))) {
                 return true;
             }
