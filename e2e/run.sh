@@ -44,4 +44,4 @@ export E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_CHAOS_IMAGE E2E_DB_STOP="${E2E_
   E2E_RECEIVER_HOST E2E_CONTAINERD_SOCK="${E2E_CONTAINERD_SOCK:-}" E2E_FAKE_NODE="${E2E_FAKE_NODE:-}" \
   E2E_OPERATOR_SET_JSON="${E2E_OPERATOR_SET_JSON:-}" \
   E2E_BIN="$BIN" E2E_REPO="$PWD"
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} ./mvnw -B --no-transfer-progress -pl e2e verify -Pe2e "$@"
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} ./mvnw -B --no-transfer-progress -pl e2e -am verify -Pe2e "$@"
