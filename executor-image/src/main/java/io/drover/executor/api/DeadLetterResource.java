@@ -1,6 +1,6 @@
 package io.drover.executor.api;
 
-import io.drover.executor.service.ExecutorService;
+import io.drover.executor.service.ExecutorNode;
 import io.drover.executor.store.JobQueries;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -27,9 +27,9 @@ public class DeadLetterResource {
     static final int MAX_PAGE = 1000;
 
     private final JobQueries queries;
-    private final ExecutorService executor;
+    private final ExecutorNode executor;
 
-    DeadLetterResource(JobQueries queries, ExecutorService executor) {
+    DeadLetterResource(JobQueries queries, ExecutorNode executor) {
         this.queries = queries;
         this.executor = executor;
     }

@@ -2,7 +2,7 @@ package io.drover.executor.api;
 
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.service.DroverConfig;
-import io.drover.executor.service.ExecutorService;
+import io.drover.executor.service.ExecutorNode;
 import io.drover.executor.store.JobEnqueuer;
 import io.drover.executor.store.JobEnqueuer.NewJob;
 import io.drover.executor.store.JobQueries;
@@ -31,11 +31,11 @@ import java.util.Map;
 public class JobResource {
     private final JobEnqueuer enqueuer;
     private final JobQueries queries;
-    private final ExecutorService executor;
+    private final ExecutorNode executor;
     private final JobRequestValidator validator;
     private final int maxBatch;
 
-    JobResource(JobEnqueuer enqueuer, JobQueries queries, ExecutorService executor, ExecutorSettings settings,
+    JobResource(JobEnqueuer enqueuer, JobQueries queries, ExecutorNode executor, ExecutorSettings settings,
                 DroverConfig config) {
         this.enqueuer = enqueuer;
         this.queries = queries;

@@ -25,9 +25,9 @@ import java.util.List;
 public class EngineHealth {
     static final Duration FAILING_FOR = Duration.ofSeconds(30);
 
-    private final ExecutorService service;
+    private final ExecutorNode service;
 
-    EngineHealth(ExecutorService service) {
+    EngineHealth(ExecutorNode service) {
         this.service = service;
     }
 

@@ -26,7 +26,7 @@ class MetricsAndHealthTest {
     AgroalDataSource dataSource;
 
     @Inject
-    ExecutorService service;
+    ExecutorNode service;
 
     @Test
     void prometheusEndpointHasTheDocumentedMetrics() throws Exception {

@@ -26,7 +26,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Runs the engine for the lifetime of the Quarkus application. Start-up happens in the
+ * This executor node: runs the engine for the lifetime of the Quarkus application (named so,
+ * not ExecutorService, to stay clear of the JDK's java.util.concurrent type). Start-up happens in the
  * background: migrate the schema (Flyway), retried while the database is unreachable
  * ({@link DatabaseStartup}), then start the engine. Meanwhile the node is alive and not ready,
  * and readiness says what it waits for. Handlers are every {@link JobHandler} CDI bean, every
@@ -34,8 +35,8 @@ import java.util.Optional;
  * {@code handlersDir} (how a derived image adds handlers).
  */
 @Singleton
-public class ExecutorService {
-    private static final Logger LOG = Logger.getLogger(ExecutorService.class);
+public class ExecutorNode {
+    private static final Logger LOG = Logger.getLogger(ExecutorNode.class);
     /** Where Kubernetes reads a container's last words (terminationMessagePath's default). */
 
     private final DroverConfig config;
@@ -50,7 +51,7 @@ public class ExecutorService {
     private AgroalDataSource enginePool;
     private Thread startup;
 
-    ExecutorService(DroverConfig config, ExecutorSettings settings, AgroalDataSource dataSource, Flyway flyway,
+    ExecutorNode(DroverConfig config, ExecutorSettings settings, AgroalDataSource dataSource, Flyway flyway,
                     MeterRegistry registry, @All List<JobHandler> handlerBeans) {
         this.config = config;
         this.settings = settings;

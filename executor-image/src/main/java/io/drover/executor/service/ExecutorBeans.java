@@ -9,7 +9,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 /** The validated settings and the store objects, as CDI beans. */
-public class StoreBeans {
+public class ExecutorBeans {
     @Produces
     @Singleton
     ExecutorSettings settings(DroverConfig config) {

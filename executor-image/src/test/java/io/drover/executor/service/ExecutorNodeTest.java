@@ -17,9 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The service as deployed: Quarkus config, Flyway at startup, CDI handlers, Micrometer. */
 @QuarkusTest
 @QuarkusTestResource(PostgresResource.class)
-class ExecutorServiceTest {
+class ExecutorNodeTest {
     @Inject
-    ExecutorService service;
+    ExecutorNode service;
 
     @Inject
     AgroalDataSource dataSource;
