@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** A horizontal bar chart of jobs/s per configuration, with the SQL floor as a dashed line. */
+/** A horizontal bar chart of jobs/s per configuration, with the two-commit SQL floor as a dashed line. */
 final class BarChart {
     private static final Map<String, Color> MODE_COLORS = Map.of(
             "Global", new Color(0x2e7d32), "Optimistic", new Color(0xc62828), "SkipLocked", new Color(0x1565c0));
@@ -42,7 +42,7 @@ final class BarChart {
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
         g.drawString(title, 10, 22);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        g.drawString("jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: SQL floor)" : ")"), 10, 42);
+        g.drawString("jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: two-commit SQL floor)" : ")"), 10, 42);
 
         for (int i = 0; i < results.size(); i++) {
             BenchResult r = results.get(i);

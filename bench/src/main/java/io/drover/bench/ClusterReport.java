@@ -78,18 +78,22 @@ final class ClusterReport implements Callable<Integer> {
                 .append(". Measured figures only; the page is rewritten by every run.\n\n");
         md.append("Method (Flowable's): an ExecutorCluster with the configuration runs; a bench Job (the executor image"
                 + " in bench mode) writes the jobs in one transaction and times the drain until no seeded job is left,"
-                + " reading the nodes' own metrics. Compare ratios within one run.\n\n");
+                + " reading the nodes' own metrics. Compare ratios within one run. *Executor CPU* is the nodes' JVM CPU"
+                + " time (their `process_cpu_time_ns_total`) from before the seeding to the end of the drain, per job;"
+                + " *commits* are the transactions that wrote (the server's transaction-id counter), per job.\n\n");
         md.append("![jobs per second by configuration](").append(name).append(".png)\n\n");
         md.append("| kind | lockMode | page | threads | nodes | jobs | s | jobs/s | % of max | delay p50 ms | p99 ms |"
-                + " jobs/acq | optimistic failures | global lock wait ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + " jobs/acq | optimistic failures | global lock wait ms | executor CPU µs/job | commits/job |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (BenchResult r : results) {
-            md.append(String.format("| %s | %s | %d | %d | %d | %s | %.1f | %,.0f | %s | %s | %s | %s | %,.0f | %s |%n",
+            md.append(String.format("| %s | %s | %d | %d | %d | %s | %.1f | %,.0f | %s | %s | %s | %s | %,.0f | %s | %s | %s |%n",
                     r.kind(), r.lockMode(), r.acquirePageSize(), r.threads(), r.nodes(),
                     r.timedOut() ? String.format("%,d of %,d (cap)", r.drained(), r.jobs()) : String.format("%,d", r.jobs()),
                     r.seconds(), r.jobsPerSecond(),
                     Double.isNaN(r.percentOfTheoretical()) ? "" : String.format("%.1f", r.percentOfTheoretical()),
                     num(r.startDelayP50Ms()), num(r.startDelayP99Ms()), num(r.jobsPerAcquisition()),
-                    r.optimisticLockFailures(), num(r.globalLockWaitMeanMs())));
+                    r.optimisticLockFailures(), num(r.globalLockWaitMeanMs()), num(r.executorCpuMicrosPerJob()),
+                    Double.isNaN(r.commitsPerJob()) ? "" : String.format("%.4f", r.commitsPerJob())));
         }
         return md.toString();
     }

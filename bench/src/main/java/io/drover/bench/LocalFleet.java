@@ -3,6 +3,7 @@ package io.drover.bench;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.bench.BenchResult;
 import io.drover.executor.bench.BenchRun;
+import io.drover.executor.bench.CpuMeter;
 import io.drover.executor.bench.Database;
 import io.drover.executor.bench.Scenario;
 import io.drover.executor.store.Migrations;
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * N executor nodes on this machine: the packaged service (quarkus-run.jar), each its own
- * process, configured by environment exactly as a pod is. Its logs go to files.
+ * process, configured by environment exactly as a pod is. Its logs go to files. Being local,
+ * the nodes' CPU time is read from /proc, as is PostgreSQL's when it runs here too.
  */
 final class LocalFleet implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
@@ -32,14 +34,15 @@ final class LocalFleet implements AutoCloseable {
 
     /** One run: a fresh schema, N fresh nodes started before the seed, stopped after. */
     static BenchResult measure(AgroalDataSource ds, Database db, String schema, Scenario scenario, Path executorJar,
-                               Path logs) throws Exception {
+                               Path logs, PostgresCpu postgres) throws Exception {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("drop schema if exists " + schema + " cascade");
         }
         Migrations.migrate(ds, schema);
         System.out.println("== " + scenario.label() + ": starting " + scenario.nodes() + " executor nodes ...");
         try (LocalFleet fleet = start(executorJar, db, schema, scenario, logs)) {
-            return BenchRun.run(ds, schema, scenario, fleet.metricsUrls(), System.out::println);
+            CpuMeter cpu = () -> new CpuMeter.Reading(fleet.cpuMicros(), postgres.micros());
+            return BenchRun.run(ds, schema, scenario, fleet.metricsUrls(), cpu, System.out::println);
         }
     }
 
@@ -101,6 +104,15 @@ final class LocalFleet implements AutoCloseable {
 
     List<URI> metricsUrls() {
         return metrics;
+    }
+
+    /** The nodes' CPU microseconds so far, all threads (JIT and GC included); NaN if one is gone. */
+    double cpuMicros() {
+        double total = 0;
+        for (Process p : processes) {
+            total += ProcStat.read(p.pid()).map(ProcStat::cpuMicros).map(Long::doubleValue).orElse(Double.NaN);
+        }
+        return total;
     }
 
     /** SIGTERM, as Kubernetes stops pods, then wait for the graceful shutdown. */

@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 /**
  * {@code run}: one scenario on {@code --nodes} executor processes started here, with the
  * options of the image's {@code bench run}; prints the human text, then the result JSON.
+ * PostgreSQL's CPU per job is reported when the server runs on this machine.
  */
 @Command(name = "run", showDefaultValues = true,
         description = "Start local executor nodes, seed one scenario and time the drain.")
@@ -36,7 +37,7 @@ final class LocalRunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Database db = run.database();
         try (AgroalDataSource ds = PooledDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4)) {
-            run.publish(LocalFleet.measure(ds, db, run.schema(), run.scenario(), executorJar, logs));
+            run.publish(LocalFleet.measure(ds, db, run.schema(), run.scenario(), executorJar, logs, PostgresCpu.of(ds)));
         }
         return 0;
     }

@@ -1,12 +1,13 @@
 package io.drover.bench;
 
+import io.drover.executor.bench.BenchResult;
 import io.drover.executor.bench.BenchRun;
+import io.drover.executor.bench.Commits;
 import io.drover.executor.bench.Database;
 import io.drover.executor.bench.JobKind;
 import io.drover.executor.bench.Seeder;
 import io.drover.executor.bench.Wal;
 import io.drover.executor.store.Migrations;
-import io.drover.schema.JobSchema;
 
 import javax.sql.DataSource;
 import java.io.File;
@@ -15,15 +16,17 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The practical ceiling of this database on this box: pgbench (shipped with PostgreSQL), 2
- * clients, each transaction locking 256 due rows with FOR UPDATE SKIP LOCKED and deleting
- * them, on the same table shape (a schema migrated like the executor's). No Java, no
- * network hop to a node, no handler: what is left is the database's own cost of taking jobs.
+ * The practical ceiling of this database on this box: pgbench (shipped with PostgreSQL) taking
+ * and finishing the same jobs as the executor, on the same table shape (a schema migrated like
+ * the executor's), with no Java, no network hop to a node and no handler: what is left is the
+ * database's own cost of taking jobs. To be a fair ceiling it runs the plan the executor runs:
+ * a checkpoint just before the seed (so that none falls due during pgbench), the table
+ * analyzed after it (as a table in use would be), and pgbench under the executor's plan pin,
+ * checked by {@link FloorPlan}.
  */
 final class SqlFloor {
     static final String SCHEMA = "drover_bench_floor";
@@ -31,28 +34,32 @@ final class SqlFloor {
     private SqlFloor() {
     }
 
-    record Result(long jobs, int clients, int batch, double seconds, double jobsPerSecond, double walBytesPerJob) {
+    /**
+     * One floor run and its cost per job; {@code plan} names the indexes each statement walks.
+     * {@code when} says whether it ran before or after the matrix.
+     */
+    record Result(String variant, String when, long jobs, int clients, int batch, double seconds, double jobsPerSecond,
+                  String plan, double walBytesPerJob, double databaseCpuMicrosPerJob, double commitsPerJob,
+                  double jobsPerDatabaseCoreSecond) {
     }
 
-    static Result run(DataSource dataSource, Database db, int jobs, int clients, int batch) throws Exception {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("drop schema if exists " + SCHEMA + " cascade");
-        }
-        Migrations.migrate(dataSource, SCHEMA);
-        Seeder.seed(dataSource, SCHEMA, JobKind.parse("noop"), jobs);
-        Path script = Files.createTempFile("drover-floor", ".sql");
-        String job = JobSchema.jobTable(SCHEMA);
-        Files.writeString(script, "with picked as (select id from " + job
-                + " where " + JobSchema.DUE_AND_UNLOCKED + " order by due_at limit " + batch
-                + " for update skip locked) delete from " + job + " j using picked where j.id = picked.id;\n");
+    static Result run(DataSource dataSource, Database db, PostgresCpu postgres, FloorScript script, String when,
+                      int jobs, int clients) throws Exception {
+        seedAnalyzed(dataSource, jobs);
+        String plan = FloorPlan.check(dataSource, script.explained());
+        Path file = Files.createTempFile("drover-floor", ".sql");
+        Files.writeString(file, script.pgbench());
         // Enough transactions to drain the table; the few that find it empty cost a round trip each.
-        int perClient = (int) Math.ceil((double) jobs / batch / clients) + 2;
-        List<String> cmd = new ArrayList<>(List.of(pgbench(), "-n", "-c", Integer.toString(clients),
-                "-j", Integer.toString(clients), "-t", Integer.toString(perClient), "-f", script.toString(),
-                "-h", db.host(), "-p", Integer.toString(db.port()), "-U", db.user(), db.name()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        int perClient = (int) Math.ceil((double) jobs / script.batch() / clients) + 2;
+        ProcessBuilder pb = new ProcessBuilder(List.of(pgbench(), "-n", "-c", Integer.toString(clients),
+                "-j", Integer.toString(clients), "-t", Integer.toString(perClient), "-f", file.toString(),
+                "-h", db.host(), "-p", Integer.toString(db.port()), "-U", db.user(), db.name()))
+                .redirectErrorStream(true);
         pb.environment().put("PGPASSWORD", db.password());
+        pb.environment().put("PGOPTIONS", FloorPlan.executorPinOptions(dataSource));
+        double cpuStart = postgres.micros();
         String walStart = Wal.position(dataSource);
+        long commitsStart = Commits.next(dataSource);
         long start = System.nanoTime();
         Process p = pb.start();
         String output = new String(p.getInputStream().readAllBytes());
@@ -61,6 +68,10 @@ final class SqlFloor {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double walBytes = Wal.bytesSince(dataSource, walStart);
+        long commits = Commits.next(dataSource) - commitsStart;
+        awaitBackendsGone(dataSource);
+        double cpu = postgres.micros() - cpuStart;
+        Files.delete(file);
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("select count(*) from " + SCHEMA + ".job")) {
             rs.next();
@@ -68,8 +79,50 @@ final class SqlFloor {
                 throw new IllegalStateException("pgbench left " + rs.getLong(1) + " rows: raise the transaction count");
             }
         }
-        return new Result(jobs, clients, batch, BenchRun.round(seconds, 2), BenchRun.round(jobs / seconds, 1),
-                BenchRun.round(walBytes / jobs, 0));
+        double cpuPerJob = BenchResult.perJob(cpu, jobs);
+        return new Result(script.name(), when, jobs, clients, script.batch(), BenchRun.round(seconds, 2),
+                BenchRun.round(jobs / seconds, 1), plan, BenchRun.round(BenchResult.perJob(walBytes, jobs), 0),
+                BenchRun.round(cpuPerJob, 1), BenchRun.round(BenchResult.perJob(commits, jobs), 4),
+                BenchRun.round(BenchResult.perDatabaseCoreSecond(cpuPerJob), 0));
+    }
+
+    /** A fresh floor table of {@code jobs} due rows, analyzed, with no checkpoint due soon. */
+    private static void seedAnalyzed(DataSource dataSource, int jobs) throws Exception {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("drop schema if exists " + SCHEMA + " cascade");
+        }
+        Migrations.migrate(dataSource, SCHEMA);
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            // Before the seed, not after: the first change of each page after a checkpoint logs the
+            // whole page, which would add ~100 WAL bytes a job that the executor's runs do not pay.
+            s.execute("checkpoint");
+        }
+        Seeder.seed(dataSource, SCHEMA, JobKind.parse("noop"), jobs);
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("vacuum analyze " + SCHEMA + ".job");
+        }
+    }
+
+    /**
+     * Waits for pgbench's backends to exit: the postmaster then counts their CPU among its
+     * children's, where {@link PostgresCpu} reads it, rather than in processes half gone.
+     */
+    private static void awaitBackendsGone(DataSource dataSource) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity"
+                        + " where application_name = 'pgbench'")) {
+                    rs.next();
+                    if (rs.getLong(1) == 0) {
+                        break;
+                    }
+                }
+                Thread.sleep(20);
+            }
+        }
+        // A backend leaves pg_stat_activity just before its process exits.
+        Thread.sleep(100);
     }
 
     static String pgbench() {

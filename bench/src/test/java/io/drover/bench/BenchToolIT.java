@@ -86,6 +86,11 @@ class BenchToolIT {
         assertThat(r.get("jobsPerAcquisition").asDouble()).isBetween(1.0, 128.0);
         assertThat(r.get("startDelayP99Ms").asDouble()).isGreaterThanOrEqualTo(r.get("startDelayP50Ms").asDouble());
         assertThat(r.get("optimisticLockFailures").asDouble()).isGreaterThanOrEqualTo(0);
+        // Local nodes and a local PostgreSQL: both CPU figures from /proc.
+        assertThat(r.get("executorCpuMicrosPerJob").asDouble()).isPositive();
+        assertThat(r.get("databaseCpuMicrosPerJob").asDouble()).isPositive();
+        assertThat(r.get("jobsPerDatabaseCoreSecond").asDouble()).isPositive();
+        assertThat(r.get("commitsPerJob").asDouble()).isBetween(1.0 / 128, 1.0);
     }
 
     @Test
@@ -116,6 +121,10 @@ class BenchToolIT {
             // Figures only the nodes' metrics can give.
             assertThat(r.get("jobsPerAcquisition").asDouble()).isBetween(1.0, 256.0);
             assertThat(r.get("startDelayP99Ms").asDouble()).isPositive();
+            assertThat(r.get("executorCpuMicrosPerJob").asDouble()).isPositive();
+            // The database's CPU is not visible to a run that only has the nodes' metrics.
+            assertThat(r.get("databaseCpuMicrosPerJob").asDouble()).isNaN();
+            assertThat(r.get("commitsPerJob").asDouble()).isPositive();
         }
     }
 }

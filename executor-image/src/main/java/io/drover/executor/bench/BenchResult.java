@@ -7,7 +7,11 @@ import java.util.List;
 
 /**
  * One run's figures; serialised as the JSON document the local and in-cluster benchmarks
- * both write. Times in seconds and milliseconds as named.
+ * both write. Times in seconds and milliseconds as named. The cost per job: CPU microseconds
+ * of the executor nodes and of PostgreSQL over the drain, commits (see {@link Commits}) and WAL
+ * bytes, each divided by the jobs drained; jobs per database core-second is jobs over
+ * PostgreSQL's CPU seconds, the rate one database core would sustain for a whole fleet. NaN
+ * where a run cannot see a figure (PostgreSQL's CPU on another machine).
  */
 public record BenchResult(
         String label,
@@ -31,7 +35,11 @@ public record BenchResult(
         double globalLockTimeouts,
         double theoreticalMaxPerSecond,
         double percentOfTheoretical,
-        double walBytesPerJob) {
+        double walBytesPerJob,
+        double executorCpuMicrosPerJob,
+        double databaseCpuMicrosPerJob,
+        double commitsPerJob,
+        double jobsPerDatabaseCoreSecond) {
 
     /** How the benchmarks write their JSON documents: this record, and the local matrix's page. */
     public static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -51,6 +59,19 @@ public record BenchResult(
         if (!Double.isNaN(globalLockWaitMeanMs)) {
             b.append(String.format("; global lock wait mean %.2f ms, timeouts %.0f", globalLockWaitMeanMs, globalLockTimeouts));
         }
+        b.append(String.format("%n  cost per job: executor CPU %.1f µs, database CPU %.1f µs, %.4f commits;"
+                        + " %,.0f jobs per database core-second", executorCpuMicrosPerJob, databaseCpuMicrosPerJob,
+                commitsPerJob, jobsPerDatabaseCoreSecond));
         return b.append('\n').toString();
+    }
+
+    /** A total over the jobs it was spent on, NaN when there were none. */
+    public static double perJob(double total, long jobs) {
+        return jobs == 0 ? Double.NaN : total / jobs;
+    }
+
+    /** Jobs per CPU-second of the database, from its CPU microseconds per job. */
+    public static double perDatabaseCoreSecond(double databaseCpuMicrosPerJob) {
+        return databaseCpuMicrosPerJob > 0 ? 1e6 / databaseCpuMicrosPerJob : Double.NaN;
     }
 }

@@ -19,16 +19,25 @@ public final class BenchRun {
     /** Poll slowly while most jobs remain (a count over many rows), fast near the end, whose timing matters. */
     private static final long POLL_MILLIS = 250;
     private static final long FINAL_POLL_MILLIS = 25;
+    /** Micrometer's process.cpu.time (the JVM's CPU time, all threads), as the nodes' /q/metrics name it. */
+    static final String PROCESS_CPU_NANOS = "process_cpu_time_ns_total";
 
     private BenchRun() {
     }
 
+    /**
+     * @param cpu the nodes' and the database's CPU, read as the drain starts and ends; with
+     *            {@link CpuMeter#NONE}, the nodes' CPU comes from their metrics
+     */
     public static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
-                                  Consumer<String> progress) throws Exception {
+                                  CpuMeter cpu, Consumer<String> progress) throws Exception {
         Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
         Seeder.Seeded seeded = Seeder.seed(dataSource, schema, s.kind(), s.jobs());
-        String walStart = Wal.position(dataSource);
+        // The nodes start on the seed's commit: the clock starts first, the cost readings after.
         long start = System.nanoTime();
+        CpuMeter.Reading cpuStart = cpu.read();
+        String walStart = Wal.position(dataSource);
+        long commitsStart = Commits.next(dataSource);
         long deadline = start + s.timeout().toNanos();
         long total = seeded.count();
         List<Double> intervals = new ArrayList<>();
@@ -62,10 +71,15 @@ public final class BenchRun {
                 }
             }
         }
+        CpuMeter.Reading cpuUsed = cpu.read().since(cpuStart);
         double walBytes = Wal.bytesSince(dataSource, walStart);
+        long commits = Commits.next(dataSource) - commitsStart;
         Prometheus after = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
+        double executorMicros = Double.isNaN(cpuUsed.executorMicros())
+                ? after.sumSince(PROCESS_CPU_NANOS, before, Double.NaN) / 1000 : cpuUsed.executorMicros();
         double seconds = (end - start) / 1e9;
         long drained = total - remaining;
+        double databaseCpuPerJob = BenchResult.perJob(cpuUsed.databaseMicros(), drained);
         double rate = drained / seconds;
         double theoretical = s.theoreticalMaxPerSecond();
         return new BenchResult(s.label(), s.kind().name(), s.lockMode().name(), s.acquirePageSize(), s.nodes(),
@@ -78,7 +92,10 @@ public final class BenchRun {
                 round(after.meanSince("drover_global_lock_wait_seconds", before) * 1000, 3),
                 after.sumSince("drover_global_lock_timeouts_total", before),
                 theoretical, Double.isNaN(theoretical) ? Double.NaN : round(100 * rate / theoretical, 1),
-                drained == 0 ? Double.NaN : round(walBytes / drained, 0));
+                round(BenchResult.perJob(walBytes, drained), 0),
+                round(BenchResult.perJob(executorMicros, drained), 1), round(databaseCpuPerJob, 1),
+                round(BenchResult.perJob(commits, drained), 4),
+                round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
     }
 
     static String bar(long done, long total, double rate, double elapsed) {

@@ -79,6 +79,11 @@ public final class Prometheus {
         return sum(name) - baseline.sum(name);
     }
 
+    /** {@link #sumSince}, or {@code absent} when this scrape has no such sample (a metric the nodes lack). */
+    public double sumSince(String name, Prometheus baseline, double absent) {
+        return samples.stream().anyMatch(s -> s.name.equals(name)) ? sumSince(name, baseline) : absent;
+    }
+
     /** Mean of a timer or summary between two scrapes, NaN when nothing was counted. */
     public double meanSince(String base, Prometheus baseline) {
         double count = sumSince(base + "_count", baseline);

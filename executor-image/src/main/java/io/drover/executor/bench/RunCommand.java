@@ -41,7 +41,7 @@ final class RunCommand implements Callable<Integer> {
         try (AgroalDataSource ds = PooledDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4)) {
             Migrations.migrate(ds, schema);
             System.out.println("Seeding " + scenario.jobs() + " jobs into the running fleet (" + schema + ") ...");
-            result = BenchRun.run(ds, schema, scenario, metrics, System.out::println);
+            result = BenchRun.run(ds, schema, scenario, metrics, CpuMeter.NONE, System.out::println);
         }
         run.publish(result);
         return 0;

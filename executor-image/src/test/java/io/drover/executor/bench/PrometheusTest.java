@@ -49,4 +49,13 @@ class PrometheusTest {
         assertThat(after.meanSince("drover_acquisition_jobs", before)).isEqualTo(100.0);
         assertThat(after.quantileSince("drover_job_start_delay_seconds", 0.5, before)).isNaN(); // no new observations
     }
+
+    @Test
+    void aMetricTheNodesLackIsTheGivenAbsentValue() {
+        Prometheus before = Prometheus.parse("process_cpu_time_ns_total 1.0E9\n");
+        Prometheus after = Prometheus.parse("process_cpu_time_ns_total 3.5E9\n");
+        assertThat(after.sumSince("process_cpu_time_ns_total", before, Double.NaN)).isEqualTo(2.5e9);
+        assertThat(after.sumSince("no_such_metric", before, Double.NaN)).isNaN();
+        assertThat(Prometheus.empty().sumSince("process_cpu_time_ns_total", Prometheus.empty(), -1)).isEqualTo(-1);
+    }
 }

@@ -1,0 +1,21 @@
+package io.drover.executor.bench;
+
+/**
+ * CPU time used so far by the processes a run measures, read at the start and at the end of the
+ * drain. Only a run on the same machine as the executor nodes and PostgreSQL can read them (the
+ * bench module reads /proc); a run against a fleet elsewhere has {@link #NONE} and takes the
+ * nodes' CPU from their metrics instead.
+ */
+public interface CpuMeter {
+    /** Sees nothing: every figure NaN. */
+    CpuMeter NONE = () -> new Reading(Double.NaN, Double.NaN);
+
+    Reading read() throws Exception;
+
+    /** CPU microseconds so far of the executor nodes and of the database server (NaN where not seen). */
+    record Reading(double executorMicros, double databaseMicros) {
+        Reading since(Reading start) {
+            return new Reading(executorMicros - start.executorMicros, databaseMicros - start.databaseMicros);
+        }
+    }
+}
