@@ -145,10 +145,14 @@ class ObservabilityE2E {
         String schema = "obs0_" + UUID.randomUUID().toString().substring(0, 6);
         ClusterFixture idle = ClusterFixture.load("observed-cluster.yaml").named(IDLE, NS).set("schema", schema)
                 .set("database.host", env.dbHost()).set("database.port", env.dbPort())
-                .setYaml("autoscaling", "{enabled: true, minReplicas: 0, maxReplicas: 1, targetBacklogPerNode: 10,"
+                .setYaml("autoscaling", "{enabled: true, minReplicas: 1, maxReplicas: 1, targetBacklogPerNode: 10,"
                         + " activationBacklog: 1000, pollingInterval: 5s, cooldownPeriod: 30s}");
+        // One node first: executors create the schema, and the jobs need it.
         kube.apply(idle.yaml());
-        kube.awaitCondition(NS, IDLE, "Autoscaling", "True");
+        kube.awaitReady(NS, IDLE, 1);
+        kube.apply(idle.set("autoscaling.minReplicas", 0).yaml());
+        await("KEDA scales the idle fleet to 0").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2))
+                .until(() -> kube.replicas(NS, IDLE) == 0 && kube.pods(NS, IDLE).isEmpty());
         new JobTable(env, schema).enqueue("noop", "", 40, 3);
         await("DroverDueJobsWithoutExecutors firing for " + IDLE).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(3))
                 .until(() -> alert("DroverDueJobsWithoutExecutors", IDLE, "firing"));
