@@ -1,5 +1,6 @@
 package io.drover.executor.service;
 
+import io.drover.executor.store.FleetFigures;
 import io.drover.executor.store.JobQueries;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,22 +17,24 @@ import java.util.concurrent.TimeUnit;
 /**
  * drover_due_backlog: due, unlocked jobs (capped at 1,000,000); drover_due_lag_seconds: how
  * late the oldest of them is; drover_dead_letters: dead letters (capped at 10,000). Refreshed
- * in the background every {@code backlogRefreshInterval} with one query, so a scrape never waits
- * on the database and ten scrapers cost one query. NaN while the database cannot be read.
+ * in the background every {@code backlogRefreshInterval}, so a scrape never waits on the
+ * database and ten scrapers cost one read. The figures are the whole cluster's, so one node
+ * counts them per interval and the others read its row ({@link FleetFigures}): the database's
+ * cost does not grow with the fleet. NaN while the database cannot be read.
  */
 @Singleton
 public class BacklogGauge {
     private static final Logger LOG = Logger.getLogger(BacklogGauge.class);
 
-    private final JobQueries queries;
+    private final FleetFigures figures;
     private final DroverConfig config;
     private volatile double backlog = Double.NaN;
     private volatile double lagSeconds = Double.NaN;
     private volatile double deadLetters = Double.NaN;
     private ScheduledExecutorService scheduler;
 
-    BacklogGauge(JobQueries queries, DroverConfig config, MeterRegistry registry) {
-        this.queries = queries;
+    BacklogGauge(FleetFigures figures, DroverConfig config, MeterRegistry registry) {
+        this.figures = figures;
         this.config = config;
         Gauge.builder("drover.due.backlog", this, g -> g.backlog)
                 .description("Due jobs not locked by any node (whole cluster, capped at 1,000,000)")
@@ -52,7 +55,7 @@ public class BacklogGauge {
 
     private void refresh() {
         try {
-            JobQueries.DueFigures due = queries.dueFigures();
+            JobQueries.DueFigures due = figures.read(config.backlogRefreshInterval());
             backlog = due.backlog();
             lagSeconds = due.oldestLagSeconds();
             deadLetters = due.deadLetters();

@@ -2,6 +2,7 @@ package io.drover.executor.service;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.config.ExecutorSettings;
+import io.drover.executor.store.FleetFigures;
 import io.drover.executor.store.JobEnqueuer;
 import io.drover.executor.store.JobQueries;
 import io.drover.executor.store.Tables;
@@ -26,5 +27,11 @@ public class ExecutorBeans {
     @Singleton
     JobQueries queries(AgroalDataSource dataSource, ExecutorSettings settings) {
         return new JobQueries(dataSource, new Tables(settings.schema()));
+    }
+
+    @Produces
+    @Singleton
+    FleetFigures fleetFigures(AgroalDataSource dataSource, ExecutorSettings settings) {
+        return new FleetFigures(dataSource, new Tables(settings.schema()));
     }
 }

@@ -360,13 +360,43 @@ public final class JobSql {
      * acquisition uses (job_acquire_idx): min(due_at) is its first entry.
      */
     public String dueFigures() {
+        return "select backlog, " + LAG + ", dead_letters from (" + countDueFigures() + ") f";
+    }
+
+    /**
+     * Counts the figures and stores them for the other nodes ({@link #readFleetFigures}), in one
+     * statement. Returns backlog, lag in seconds, dead letters.
+     */
+    public String countAndStoreFleetFigures() {
+        return "insert into " + t.fleetFigures() + " as f (id, backlog, oldest_due_at, dead_letters, counted_at)"
+                + " select true, backlog, oldest_due_at, dead_letters, now() from (" + countDueFigures() + ") c"
+                + " on conflict (id) do update set backlog = excluded.backlog, oldest_due_at = excluded.oldest_due_at,"
+                + " dead_letters = excluded.dead_letters, counted_at = excluded.counted_at"
+                + " returning backlog, " + LAG + ", dead_letters";
+    }
+
+    /**
+     * The figures another node counted, the lag taken at this moment from the oldest due time it
+     * saw, and whether they are fresh (counted less than the given milliseconds ago). No row
+     * before the first count. Returns backlog, lag in seconds, dead letters, fresh.
+     */
+    public String readFleetFigures() {
+        return "select backlog, " + LAG + ", dead_letters, counted_at > now() - ? * interval '1 millisecond'"
+                + " from " + t.fleetFigures();
+    }
+
+    /** One node counts at a time; the others use the figures it stores. Parameter: the key. */
+    public static final String TRY_FLEET_FIGURES_LOCK = "select pg_try_advisory_xact_lock(?)";
+
+    private static final String LAG = "coalesce(extract(epoch from now() - oldest_due_at), 0)";
+
+    private String countDueFigures() {
         return "select"
                 + " (select count(*) from (select 1 from " + job + " where " + DUE_AND_UNLOCKED
-                + " limit " + JobQueries.COUNT_CAP + ") x),"
-                + " (select coalesce(extract(epoch from now() - min(due_at)), 0) from " + job
-                + " where " + DUE_AND_UNLOCKED + "),"
+                + " limit " + JobQueries.COUNT_CAP + ") x) as backlog,"
+                + " (select min(due_at) from " + job + " where " + DUE_AND_UNLOCKED + ") as oldest_due_at,"
                 + " (select count(*) from (select 1 from " + t.deadLetter() + " limit " + JobQueries.DEAD_LETTER_GAUGE_CAP
-                + ") y)";
+                + ") y) as dead_letters";
     }
 
     /** The dead-letter columns the API reads, in order. */

@@ -16,6 +16,11 @@ public record Tables(String schema) {
         return schema + ".dead_letter";
     }
 
+    /** One row: the gauges' figures, counted by one node for all (V5). */
+    public String fleetFigures() {
+        return schema + ".fleet_figures";
+    }
+
     /** The LISTEN/NOTIFY channel on which new and released jobs are announced. */
     public String channel() {
         return "drover_" + schema;
