@@ -1,5 +1,7 @@
 package io.drover.executor.store;
 
+import org.postgresql.PGConnection;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -145,16 +147,31 @@ public final class CompletionWriter {
         return written;
     }
 
+    // Primitive arrays through PGConnection.createArrayOf are sent in binary. Boxed Object[]
+    // through java.sql.Connection were sent as text: a Long, a Long.toString and its escaping per
+    // job, 5% of what a no-op drain allocated (JFR, 100,000 jobs on 2 nodes).
     private static java.sql.Array ids(Connection c, List<Entry> es) throws SQLException {
-        return c.createArrayOf("bigint", es.stream().map(Entry::id).toArray());
+        long[] ids = new long[es.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = es.get(i).id();
+        }
+        return c.unwrap(PGConnection.class).createArrayOf("bigint", ids);
     }
 
     private static java.sql.Array delays(Connection c, List<Entry> es) throws SQLException {
-        return c.createArrayOf("bigint", es.stream().map(Entry::delayMillis).toArray());
+        long[] delays = new long[es.size()];
+        for (int i = 0; i < delays.length; i++) {
+            delays[i] = es.get(i).delayMillis();
+        }
+        return c.unwrap(PGConnection.class).createArrayOf("bigint", delays);
     }
 
     private static java.sql.Array deltas(Connection c, List<Entry> es) throws SQLException {
-        return c.createArrayOf("int", es.stream().map(Entry::attemptDelta).toArray());
+        int[] deltas = new int[es.size()];
+        for (int i = 0; i < deltas.length; i++) {
+            deltas[i] = es.get(i).attemptDelta();
+        }
+        return c.unwrap(PGConnection.class).createArrayOf("int", deltas);
     }
 
     private static java.sql.Array errors(Connection c, List<Entry> es) throws SQLException {
