@@ -5,6 +5,7 @@
 # to --out (default docs/benchmarks/cluster.{md,png}).
 #
 #   e2e/bench/matrix.sh [--quick] [--namespace=drover-bench] [--jobs=N] [--results=DIR] [--out=PREFIX]
+#                       [--scenario="KIND LOCKMODE PAGE THREADS NODES"]...   (only these, e.g. "noop Global 1 8 2")
 #
 # Needs: the operator installed, and in the namespace a Secret "bench-db" (username, password)
 # for the database given by BENCH_DB_HOST, BENCH_DB_PORT (5432), BENCH_DB_NAME (jobs),
@@ -15,10 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 KUBECTL=${KUBECTL:-kubectl}
 NS=drover-bench QUICK=0 JOBS="" RESULTS="" OUT=docs/benchmarks/cluster
+only=()
 for arg in "$@"; do
   case $arg in
     --quick) QUICK=1 ;; --namespace=*) NS=${arg#*=} ;; --jobs=*) JOBS=${arg#*=} ;;
-    --results=*) RESULTS=${arg#*=} ;; --out=*) OUT=${arg#*=} ;;
+    --results=*) RESULTS=${arg#*=} ;; --out=*) OUT=${arg#*=} ;; --scenario=*) only+=("${arg#*=}") ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -27,7 +29,10 @@ RESULTS=${RESULTS:-target/bench-cluster/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RESULTS"
 
 scenarios=()   # kind lockMode page threads nodes
-if ((QUICK)); then
+if ((${#only[@]})); then
+  JOBS=${JOBS:-5000}
+  scenarios=("${only[@]}")
+elif ((QUICK)); then
   JOBS=${JOBS:-5000}
   for mode in Global Optimistic SkipLocked; do for page in 1 256; do for nodes in 1 2; do
     scenarios+=("noop $mode $page 8 $nodes"); done; done; done
