@@ -1,7 +1,6 @@
 package io.drover.executor.service;
 
 import io.drover.executor.store.FleetFigures;
-import io.drover.executor.store.JobQueries;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -55,7 +54,7 @@ public class BacklogGauge {
 
     private void refresh() {
         try {
-            JobQueries.DueFigures due = figures.read(config.backlogRefreshInterval());
+            FleetFigures.DueFigures due = figures.read(config.backlogRefreshInterval());
             backlog = due.backlog();
             lagSeconds = due.oldestLagSeconds();
             deadLetters = due.deadLetters();

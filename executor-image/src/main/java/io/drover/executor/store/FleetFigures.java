@@ -1,7 +1,5 @@
 package io.drover.executor.store;
 
-import io.drover.executor.store.JobQueries.DueFigures;
-
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,11 +11,32 @@ import java.util.Optional;
 /**
  * The gauges' figures of the whole cluster, counted by one node at a time and shared through
  * one row (fleet_figures, V5): every node refreshes its gauges every backlogRefreshInterval, but
- * the backlog (up to 1,000,000 index entries) is counted about once per interval for the fleet,
- * not once per node. A node that finds the row older than the interval counts, if it gets the
- * advisory lock; one that does not (another node counts right now) uses the row as it is.
+ * the backlog (up to 1,000,000 index entries, ~150 ms of database CPU) is counted about once per
+ * interval for the fleet, not once per node.
+ *
+ * <p>A node that finds the row older than the interval counts and stores, if it gets the
+ * advisory lock. One that does not (another node counts right now) uses the row, unless the row
+ * is older than {@link #TRUSTED_INTERVALS} intervals (after an outage, or with no row yet): then
+ * it counts for itself without storing, so a gauge is never older than that. The counting
+ * transaction is bounded by {@link #COUNT_TIMEOUT} on the server, so a counting node that freezes
+ * cannot keep the lock. Two nodes may both count in one interval (one read the row just before
+ * the other stored it); that costs a count, not a wrong figure.
  */
 public final class FleetFigures {
+    /** Dead letters are counted up to here for the gauge: it is refreshed every few seconds. */
+    public static final long DEAD_LETTER_GAUGE_CAP = 10_000;
+    /** How old a stored count a node uses while another node holds the lock. */
+    static final int TRUSTED_INTERVALS = 3;
+    /** The counting transaction's bound (statement and idle in transaction). */
+    static final Duration COUNT_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * Due jobs no node holds (capped at {@link JobQueries#COUNT_CAP}), how late the oldest of them
+     * is (0 when none), dead letters (capped at {@link #DEAD_LETTER_GAUGE_CAP}).
+     */
+    public record DueFigures(long backlog, double oldestLagSeconds, long deadLetters) {
+    }
+
     private final DataSource dataSource;
     private final JobSql sql;
     private final long lockKey;
@@ -28,53 +47,62 @@ public final class FleetFigures {
         this.lockKey = AdvisoryKeys.of("drover.fleet-figures:" + tables.schema());
     }
 
-    /** Figures counted less than {@code maxAge} ago, by this node or another. */
-    public DueFigures read(Duration maxAge) throws SQLException {
+    /** Figures counted less than {@code interval} ago by any node, or counted now. */
+    public DueFigures read(Duration interval) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
-                Optional<Stored> stored = stored(c, maxAge);
-                DueFigures figures;
-                if (stored.isPresent() && (stored.get().fresh() || !tryLock(c))) {
-                    figures = stored.get().figures();
-                } else {
-                    figures = countAndStore(c);
-                }
+                DueFigures figures = read(c, interval);
                 c.commit();
                 return figures;
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                try {
+                    c.rollback();
+                } catch (SQLException broken) {
+                    e.addSuppressed(broken); // the pool discards a broken connection
+                }
                 throw e;
-            } finally {
-                c.setAutoCommit(true);
             }
         }
     }
 
-    private record Stored(DueFigures figures, boolean fresh) {
+    private DueFigures read(Connection c, Duration interval) throws SQLException {
+        Optional<Stored> stored = stored(c);
+        if (stored.isPresent() && stored.get().ageMillis() < interval.toMillis()) {
+            return stored.get().figures();
+        }
+        if (tryLock(c)) {
+            return query(c, sql.countAndStoreFleetFigures());
+        }
+        if (stored.isPresent() && stored.get().ageMillis() < TRUSTED_INTERVALS * interval.toMillis()) {
+            return stored.get().figures();
+        }
+        return query(c, sql.countFleetFigures());
     }
 
-    private Optional<Stored> stored(Connection c, Duration maxAge) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.readFleetFigures())) {
-            ps.setLong(1, maxAge.toMillis());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new Stored(figures(rs), rs.getBoolean(4))) : Optional.empty();
-            }
+    private record Stored(DueFigures figures, long ageMillis) {
+    }
+
+    private Optional<Stored> stored(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.readFleetFigures()); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(new Stored(figures(rs), rs.getLong(4))) : Optional.empty();
         }
     }
 
     private boolean tryLock(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_FLEET_FIGURES_LOCK)) {
-            ps.setLong(1, lockKey);
+            ps.setString(1, Long.toString(COUNT_TIMEOUT.toMillis()));
+            ps.setString(2, Long.toString(COUNT_TIMEOUT.toMillis()));
+            ps.setLong(3, lockKey);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return rs.getBoolean(1);
+                return rs.getBoolean(3);
             }
         }
     }
 
-    private DueFigures countAndStore(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.countAndStoreFleetFigures()); ResultSet rs = ps.executeQuery()) {
+    private static DueFigures query(Connection c, String statement) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement); ResultSet rs = ps.executeQuery()) {
             rs.next();
             return figures(rs);
         }

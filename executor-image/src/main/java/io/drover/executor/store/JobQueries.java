@@ -58,25 +58,6 @@ public final class JobQueries {
         }
     }
 
-    /** Dead letters are counted up to here for the gauge: it is refreshed every few seconds on every node. */
-    public static final long DEAD_LETTER_GAUGE_CAP = 10_000;
-
-    /**
-     * The whole cluster's due work, for the gauges every node refreshes: due jobs no node
-     * holds (capped), how late the oldest of them is (0 when none), and dead letters (capped
-     * at {@link #DEAD_LETTER_GAUGE_CAP}), in one statement ({@link JobSql#dueFigures}).
-     */
-    public record DueFigures(long backlog, double oldestLagSeconds, long deadLetters) {
-    }
-
-    public DueFigures dueFigures() throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.dueFigures());
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return new DueFigures(rs.getLong(1), rs.getDouble(2), rs.getLong(3));
-        }
-    }
-
     public record DeadLetterView(long id, String type, String payload, int attempts, int maxAttempts,
                                  String repeatEvery, String error, Instant dueAt, Instant createdAt, Instant failedAt) {
     }

@@ -357,14 +357,15 @@ public final class JobSql {
     /**
      * The gauges' figures: due jobs no node holds (capped), how late the oldest of them is in
      * seconds (0 when none), dead letters (capped). The first two walk the partial index the
-     * acquisition uses (job_acquire_idx): min(due_at) is its first entry.
+     * acquisition uses (job_acquire_idx): min(due_at) is its first entry. Returns backlog, lag in
+     * seconds, dead letters.
      */
-    public String dueFigures() {
+    public String countFleetFigures() {
         return "select backlog, " + LAG + ", dead_letters from (" + countDueFigures() + ") f";
     }
 
     /**
-     * Counts the figures and stores them for the other nodes ({@link #readFleetFigures}), in one
+     * {@link #countFleetFigures} stored for the other nodes ({@link #readFleetFigures}), in one
      * statement. Returns backlog, lag in seconds, dead letters.
      */
     public String countAndStoreFleetFigures() {
@@ -376,17 +377,25 @@ public final class JobSql {
     }
 
     /**
-     * The figures another node counted, the lag taken at this moment from the oldest due time it
-     * saw, and whether they are fresh (counted less than the given milliseconds ago). No row
-     * before the first count. Returns backlog, lag in seconds, dead letters, fresh.
+     * The figures a node counted, the lag taken at this moment from the oldest due time it saw,
+     * and their age in milliseconds (by the database's clock). No row before the first count, nor
+     * after a crash of the database (the table is unlogged). Returns backlog, lag in seconds, dead
+     * letters, age.
      */
     public String readFleetFigures() {
-        return "select backlog, " + LAG + ", dead_letters, counted_at > now() - ? * interval '1 millisecond'"
+        return "select backlog, " + LAG + ", dead_letters, (extract(epoch from now() - counted_at) * 1000)::bigint"
                 + " from " + t.fleetFigures();
     }
 
-    /** One node counts at a time; the others use the figures it stores. Parameter: the key. */
-    public static final String TRY_FLEET_FIGURES_LOCK = "select pg_try_advisory_xact_lock(?)";
+    /**
+     * One node counts at a time; the others use the figures it stores. The transaction that holds
+     * the lock is bounded as the global acquire lock's is: a counting node that freezes or is cut
+     * off is ended by the server, so the lock and the row are free again. Parameters: statement
+     * and idle-in-transaction timeouts (ms, as text), the key. Returns the lock as the third column.
+     */
+    public static final String TRY_FLEET_FIGURES_LOCK = "select set_config('statement_timeout', ?, true),"
+            + " set_config('idle_in_transaction_session_timeout', ?, true),"
+            + " pg_try_advisory_xact_lock(?)";
 
     private static final String LAG = "coalesce(extract(epoch from now() - oldest_due_at), 0)";
 
@@ -395,7 +404,7 @@ public final class JobSql {
                 + " (select count(*) from (select 1 from " + job + " where " + DUE_AND_UNLOCKED
                 + " limit " + JobQueries.COUNT_CAP + ") x) as backlog,"
                 + " (select min(due_at) from " + job + " where " + DUE_AND_UNLOCKED + ") as oldest_due_at,"
-                + " (select count(*) from (select 1 from " + t.deadLetter() + " limit " + JobQueries.DEAD_LETTER_GAUGE_CAP
+                + " (select count(*) from (select 1 from " + t.deadLetter() + " limit " + FleetFigures.DEAD_LETTER_GAUGE_CAP
                 + ") y) as dead_letters";
     }
 
