@@ -153,7 +153,8 @@ class ObservabilityE2E {
         kube.apply(idle.set("autoscaling.minReplicas", 0).yaml());
         await("KEDA scales the idle fleet to 0").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2))
                 .until(() -> kube.replicas(NS, IDLE) == 0 && kube.pods(NS, IDLE).isEmpty());
-        new JobTable(env, schema).enqueue("noop", "", 40, 3);
+        JobTable jobs = new JobTable(env, schema);
+        jobs.enqueue("noop", "", 40, 3);
         await("DroverDueJobsWithoutExecutors firing for " + IDLE).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(3))
                 .until(() -> alert("DroverDueJobsWithoutExecutors", IDLE, "firing"));
         assertThat(kube.replicas(NS, IDLE)).as("KEDA kept the fleet at 0").isZero();
@@ -163,6 +164,8 @@ class ObservabilityE2E {
         await("DroverDueJobsWithoutExecutors resolved once KEDA woke a node").atMost(Duration.ofMinutes(4))
                 .pollInterval(Duration.ofSeconds(3)).until(() -> !alert("DroverDueJobsWithoutExecutors", IDLE, null));
         log("DroverDueJobsWithoutExecutors resolved with " + kube.replicas(NS, IDLE) + " node(s)");
+        await("the woken node drains the jobs").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(2))
+                .until(() -> jobs.count("true") == 0);
     }
 
     /** The chart's PrometheusRule, rendered with the test's SLO, its "for" periods shortened for a test. */
