@@ -21,6 +21,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,12 +42,18 @@ final class LocalFleet implements AutoCloseable {
         Migrations.migrate(ds, schema);
         System.out.println("== " + scenario.label() + ": starting " + scenario.nodes() + " executor nodes ...");
         try (LocalFleet fleet = start(executorJar, db, schema, scenario, logs)) {
-            CpuMeter cpu = () -> new CpuMeter.Reading(fleet.cpuMicros(), postgres.micros());
+            CpuMeter cpu = () -> new CpuMeter.Reading(fleet.cpuMicros(), fleet.jitMicros(), postgres.micros());
             return BenchRun.run(ds, schema, scenario, fleet.metricsUrls(), cpu, System.out::println);
         }
     }
 
     static LocalFleet start(Path executorJar, Database db, String schema, Scenario s, Path logDir) throws Exception {
+        return start(executorJar, db, schema, s, logDir, Map.of());
+    }
+
+    /** {@code extraEnv}: settings beyond the scenario's, e.g. DROVER_API_TOKEN to open the HTTP API. */
+    static LocalFleet start(Path executorJar, Database db, String schema, Scenario s, Path logDir,
+                            Map<String, String> extraEnv) throws Exception {
         LocalFleet fleet = new LocalFleet();
         Files.createDirectories(logDir);
         for (int i = 0; i < s.nodes(); i++) {
@@ -65,6 +72,7 @@ final class LocalFleet implements AutoCloseable {
             env.put("DROVER_THREADS", Integer.toString(s.threads()));
             env.put("DROVER_QUEUESIZE", Integer.toString(s.queueSize()));
             env.put("DROVER_ACQUIREPAGESIZE", Integer.toString(s.acquirePageSize()));
+            env.putAll(extraEnv);
             fleet.processes.add(pb.start());
             fleet.metrics.add(URI.create("http://127.0.0.1:" + port + "/q/metrics"));
         }
@@ -102,8 +110,18 @@ final class LocalFleet implements AutoCloseable {
         }
     }
 
+    /** Node {@code i}'s base URL (its HTTP port). */
+    URI baseUrl(int i) {
+        return metrics.get(i).resolve("/");
+    }
+
     List<URI> metricsUrls() {
         return metrics;
+    }
+
+    /** The nodes' JIT compiler threads' CPU microseconds so far (a part of {@link #cpuMicros}). */
+    double jitMicros() {
+        return processes.stream().mapToLong(p -> ProcStat.jitMicros(p.pid())).sum();
     }
 
     /** The nodes' CPU microseconds so far, all threads (JIT and GC included); NaN if one is gone. */

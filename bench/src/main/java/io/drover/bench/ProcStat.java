@@ -37,10 +37,31 @@ record ProcStat(long pid, String name, long ppid, long utime, long stime, long c
 
     /** The process's stat, empty when it is gone (or this is not Linux). */
     static Optional<ProcStat> read(long pid) {
-        try {
-            return Optional.of(parse(Files.readString(Path.of("/proc", Long.toString(pid), "stat"))));
+        // No such process (it may exit between a listing of /proc and the read), or no /proc: empty.
+        return read(Path.of("/proc", Long.toString(pid), "stat"));
+    }
+
+    /**
+     * CPU microseconds of a JVM's JIT compiler threads (HotSpot names them "C1 CompilerThreadN"
+     * and "C2 CompilerThreadN", which the kernel cuts to 15 characters), from
+     * /proc/PID/task/TID/stat. A compiler thread the JVM stopped (it adds and removes them with
+     * the compile queue) takes its CPU along, so this is a lower bound; 0 when the process is gone.
+     */
+    static long jitMicros(long pid) {
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return tasks.map(t -> read(t.resolve("stat")))
+                    .flatMap(Optional::stream)
+                    .filter(t -> t.name().startsWith("C1 CompilerThre") || t.name().startsWith("C2 CompilerThre"))
+                    .mapToLong(ProcStat::cpuMicros).sum();
         } catch (IOException gone) {
-            // No such process (it may exit between a listing of /proc and the read), or no /proc.
+            return 0;
+        }
+    }
+
+    private static Optional<ProcStat> read(Path stat) {
+        try {
+            return Optional.of(parse(Files.readString(stat)));
+        } catch (IOException gone) {
             return Optional.empty();
         }
     }

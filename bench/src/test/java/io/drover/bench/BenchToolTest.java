@@ -86,7 +86,7 @@ class BenchToolTest {
         Path runs = Files.createTempDirectory("runs");
         BenchResult run = new BenchResult("noop SkipLocked page=256 nodes=2 threads=8", "noop", "SkipLocked", 256, 2, 8,
                 1024, 5000, 5000, false, 0.5, 10_000, List.of(10_000.0), 1.5, 9.5, 200, 0, Double.NaN, 0, Double.NaN,
-                Double.NaN, 120, 85.5, Double.NaN, 0.0078, Double.NaN);
+                Double.NaN, 120, 85.5, Double.NaN, Double.NaN, 0.0078, Double.NaN);
         Files.writeString(runs.resolve("drover-bench-1.json"), BenchResult.JSON.writeValueAsString(run));
         Path out = runs.resolve("site/cluster");
         assertThat(tool("report", "--results=" + runs, "--out=" + out, "--cluster=kind nodes")).isZero();

@@ -36,4 +36,19 @@ class ProcStatTest {
     void refusesALineWithoutAName() {
         assertThatThrownBy(() -> ProcStat.parse("garbage")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aJvmsJitCompilerThreadsAreFoundByName() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        long before = ProcStat.jitMicros(pid);
+        // Work the JIT compiles: many small distinct lambdas, called often enough to be compiled.
+        long sum = 0;
+        for (int i = 0; i < 2_000_000; i++) {
+            sum += Long.toString(i).hashCode() ^ Integer.reverse(i);
+        }
+        assertThat(sum).isNotZero();
+        assertThat(ProcStat.jitMicros(pid)).as("this JVM's compiler threads used CPU").isGreaterThanOrEqualTo(before)
+                .isPositive();
+        assertThat(ProcStat.jitMicros(-1)).as("no such process").isZero();
+    }
 }

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * One run's figures; serialised as the JSON document the local and in-cluster benchmarks
  * both write. Times in seconds and milliseconds as named. The cost per job: CPU microseconds
- * of the executor nodes and of PostgreSQL over the drain, commits (see {@link Commits}) and WAL
+ * of the executor nodes (and of their JIT compiler threads among them) and of PostgreSQL over
+ * the drain, commits (see {@link Commits}) and WAL
  * bytes, each divided by the jobs drained; jobs per database core-second is jobs over
  * PostgreSQL's CPU seconds, the rate one database core would sustain for a whole fleet. NaN
  * where a run cannot see a figure (PostgreSQL's CPU on another machine).
@@ -37,6 +38,7 @@ public record BenchResult(
         double percentOfTheoretical,
         double walBytesPerJob,
         double executorCpuMicrosPerJob,
+        double executorJitCpuMicrosPerJob,
         double databaseCpuMicrosPerJob,
         double commitsPerJob,
         double jobsPerDatabaseCoreSecond) {
@@ -59,9 +61,9 @@ public record BenchResult(
         if (!Double.isNaN(globalLockWaitMeanMs)) {
             b.append(String.format("; global lock wait mean %.2f ms, timeouts %.0f", globalLockWaitMeanMs, globalLockTimeouts));
         }
-        b.append(String.format("%n  cost per job: executor CPU %.1f µs, database CPU %.1f µs, %.4f commits;"
-                        + " %,.0f jobs per database core-second", executorCpuMicrosPerJob, databaseCpuMicrosPerJob,
-                commitsPerJob, jobsPerDatabaseCoreSecond));
+        b.append(String.format("%n  cost per job: executor CPU %.1f µs (JIT %.1f), database CPU %.1f µs, %.4f commits;"
+                        + " %,.0f jobs per database core-second", executorCpuMicrosPerJob, executorJitCpuMicrosPerJob,
+                databaseCpuMicrosPerJob, commitsPerJob, jobsPerDatabaseCoreSecond));
         return b.append('\n').toString();
     }
 

@@ -93,7 +93,8 @@ public final class BenchRun {
                 after.sumSince("drover_global_lock_timeouts_total", before),
                 theoretical, Double.isNaN(theoretical) ? Double.NaN : round(100 * rate / theoretical, 1),
                 round(BenchResult.perJob(walBytes, drained), 0),
-                round(BenchResult.perJob(executorMicros, drained), 1), round(databaseCpuPerJob, 1),
+                round(BenchResult.perJob(executorMicros, drained), 1),
+                round(BenchResult.perJob(cpuUsed.executorJitMicros(), drained), 1), round(databaseCpuPerJob, 1),
                 round(BenchResult.perJob(commits, drained), 4),
                 round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
     }

@@ -8,14 +8,19 @@ package io.drover.executor.bench;
  */
 public interface CpuMeter {
     /** Sees nothing: every figure NaN. */
-    CpuMeter NONE = () -> new Reading(Double.NaN, Double.NaN);
+    CpuMeter NONE = () -> new Reading(Double.NaN, Double.NaN, Double.NaN);
 
     Reading read() throws Exception;
 
-    /** CPU microseconds so far of the executor nodes and of the database server (NaN where not seen). */
-    record Reading(double executorMicros, double databaseMicros) {
+    /**
+     * CPU microseconds so far of the executor nodes (all threads), of their JIT compiler threads
+     * among them (most of a young node's CPU: docs/benchmarks/profile.md), and of the database
+     * server; NaN where not seen.
+     */
+    record Reading(double executorMicros, double executorJitMicros, double databaseMicros) {
         Reading since(Reading start) {
-            return new Reading(executorMicros - start.executorMicros, databaseMicros - start.databaseMicros);
+            return new Reading(executorMicros - start.executorMicros, executorJitMicros - start.executorJitMicros,
+                    databaseMicros - start.databaseMicros);
         }
     }
 }
