@@ -50,19 +50,7 @@ public final class FleetFigures {
     /** Figures counted less than {@code interval} ago by any node, or counted now. */
     public DueFigures read(Duration interval) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                DueFigures figures = read(c, interval);
-                c.commit();
-                return figures;
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    c.rollback();
-                } catch (SQLException broken) {
-                    e.addSuppressed(broken); // the pool discards a broken connection
-                }
-                throw e;
-            }
+            return Transactions.run(c, () -> read(c, interval));
         }
     }
 
