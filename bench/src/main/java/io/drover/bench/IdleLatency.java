@@ -104,7 +104,7 @@ final class IdleLatency {
     /** Paced single-row inserts (autocommit: one transaction each), then the wait until all ran. */
     private static Measured arrive(AgroalDataSource ds, Connection producer, LocalFleet fleet, Rate rate)
             throws Exception {
-        Prometheus before = MetricsScrape.of(fleet.metricsUrls());
+        Prometheus before = Prometheus.scrape(fleet.metricsUrls());
         Pacer pacer = new Pacer(rate.perSecond(), rate.seconds());
         long insertNanos = 0;
         producer.setAutoCommit(true);
@@ -123,7 +123,7 @@ final class IdleLatency {
             }
         }
         awaitEmpty(ds, Duration.ofSeconds(30));
-        return new Measured(before, MetricsScrape.of(fleet.metricsUrls()), pacer.arrivals(), insertNanos);
+        return new Measured(before, Prometheus.scrape(fleet.metricsUrls()), pacer.arrivals(), insertNanos);
     }
 
     /** The nodes delete a job when it completes, so an empty table means every start was recorded. */
