@@ -34,10 +34,10 @@ public final class GlobalAcquireLock {
 
     /**
      * Tries once, without waiting, inside the connection's current transaction. One round
-     * trip: the timeouts are set in the same statement ({@link JobSql#TRY_GLOBAL_LOCK}).
+     * trip: the timeouts are set in the same statement ({@link JobSql#TRY_BOUNDED_LOCK}).
      */
     public boolean tryLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_GLOBAL_LOCK)) {
+        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_BOUNDED_LOCK)) {
             ps.setString(1, maxHoldMillis);
             ps.setString(2, maxHoldMillis);
             ps.setLong(3, key);

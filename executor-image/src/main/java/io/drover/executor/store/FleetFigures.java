@@ -78,7 +78,8 @@ public final class FleetFigures {
     }
 
     private boolean tryLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_FLEET_FIGURES_LOCK)) {
+        // One node counts at a time; the others use the figures it stores.
+        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_BOUNDED_LOCK)) {
             ps.setString(1, Long.toString(COUNT_TIMEOUT.toMillis()));
             ps.setString(2, Long.toString(COUNT_TIMEOUT.toMillis()));
             ps.setLong(3, lockKey);

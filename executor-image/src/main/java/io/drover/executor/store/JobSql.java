@@ -86,12 +86,14 @@ public final class JobSql {
     }
 
     /**
-     * Global mode: tries the fleet-wide acquire lock once, without waiting, in the current
-     * transaction. One round trip: the timeouts that bound a hung holder are set in the same
-     * statement. Parameters: max hold (ms, idle in transaction), max hold (ms, statement), the
-     * lock's key. The third column is true when the lock was taken.
+     * Tries a transaction-scoped advisory lock once, without waiting, in the current transaction:
+     * the global acquire lock (Global mode) and the fleet figures' count lock. One round trip: the
+     * timeouts that bound a hung holder are set in the same statement, so the server ends a holder
+     * that freezes or is cut off, and the lock is free again. Parameters: max hold (ms, idle in
+     * transaction), max hold (ms, statement), the lock's key. The third column is true when the
+     * lock was taken.
      */
-    public static final String TRY_GLOBAL_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
+    public static final String TRY_BOUNDED_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
             + " set_config('statement_timeout', ?, true),"
             + " pg_try_advisory_xact_lock(?)";
 
@@ -386,16 +388,6 @@ public final class JobSql {
         return "select backlog, " + LAG + ", dead_letters, (extract(epoch from now() - counted_at) * 1000)::bigint"
                 + " from " + t.fleetFigures();
     }
-
-    /**
-     * One node counts at a time; the others use the figures it stores. The transaction that holds
-     * the lock is bounded as the global acquire lock's is: a counting node that freezes or is cut
-     * off is ended by the server, so the lock and the row are free again. Parameters: statement
-     * and idle-in-transaction timeouts (ms, as text), the key. Returns the lock as the third column.
-     */
-    public static final String TRY_FLEET_FIGURES_LOCK = "select set_config('statement_timeout', ?, true),"
-            + " set_config('idle_in_transaction_session_timeout', ?, true),"
-            + " pg_try_advisory_xact_lock(?)";
 
     private static final String LAG = "coalesce(extract(epoch from now() - oldest_due_at), 0)";
 
