@@ -1,5 +1,8 @@
 package io.drover.e2e;
 
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.awaitility.Awaitility;
+
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -10,6 +13,10 @@ record E2EEnvironment(String executorImage, String operatorImage, String chaosIm
                       Optional<String> dbStop, Optional<String> dbStart, Path bin, Path repo) {
 
     static E2EEnvironment fromEnv() {
+        // Every suite starts here. The API server of a 2-core test cluster can time out a request
+        // while pods start and stop: a wait that polls it asks again instead of failing the
+        // scenario on one slow answer, and one that never succeeds still fails, naming the error.
+        Awaitility.ignoreExceptionByDefault(KubernetesClientException.class);
         return new E2EEnvironment(required("E2E_EXECUTOR_IMAGE"), required("E2E_OPERATOR_IMAGE"),
                 required("E2E_CHAOS_IMAGE"), required("E2E_DB_HOST"), Integer.parseInt(required("E2E_DB_PORT")),
                 required("E2E_DB_JDBC_URL"), required("E2E_DB_USER"), required("E2E_DB_PASSWORD"),

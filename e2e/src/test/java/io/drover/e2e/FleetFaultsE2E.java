@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import static io.drover.e2e.Kube.log;
@@ -102,11 +101,6 @@ class FleetFaultsE2E {
         await(cluster + "'s pods gone").atMost(Duration.ofMinutes(3)).until(() -> kube.pods(NS, cluster).isEmpty());
     }
 
-    static int readyPods(String cluster) {
-        return (int) kube.pods(NS, cluster).stream().filter(p -> p.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()))).count();
-    }
-
     @Test
     @Order(1)
     void evictionsThroughThePdbNeverTakeMoreThanItAllowsAndLoseNothing() throws Exception {
@@ -118,17 +112,7 @@ class FleetFaultsE2E {
         List<Long> ids = Collections.synchronizedList(new ArrayList<>());
         Map<String, String> uids = kube.pods(NS, ec).stream()
                 .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getMetadata().getUid()));
-        AtomicInteger maxUnavailable = new AtomicInteger();
-        Thread watch = Thread.ofPlatform().daemon().start(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                maxUnavailable.accumulateAndGet(3 - readyPods(ec), Math::max);
-                try {
-                    Thread.sleep(250);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        });
+        FleetWatch watch = new FleetWatch(client, NS, ec, 3);
         Instant start = Instant.now();
         int refused = 0;
         // A client that does not retry on 429 by itself, so each refusal by the PDB is seen.
@@ -156,18 +140,19 @@ class FleetFaultsE2E {
                     .allMatch(p -> !p.getMetadata().getUid().equals(uids.get(p.getMetadata().getName()))));
             kube.awaitReady(NS, ec, 3);
         } finally {
-            watch.interrupt();
+            watch.close();
         }
+        int maxUnavailable = watch.mostUnready();
         awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(3));
         Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), null);
         int refusals = refused;
         long took = Duration.between(start, Instant.now()).toSeconds();
-        log("evictions: " + runs + "; most pods unavailable at once " + maxUnavailable.get() + "; evictions refused by the PDB "
+        log("evictions: " + runs + "; most pods unavailable at once " + maxUnavailable + "; evictions refused by the PDB "
                 + refusals + "; " + took + " s");
         report.check("evictions through the PDB", "3 pods evicted at once through the Eviction API (as kubectl drain)",
-                ids.size(), runs, "at most " + maxUnavailable.get() + " pod unavailable, " + refusals
+                ids.size(), runs, "at most " + maxUnavailable + " pod unavailable, " + refusals
                         + " evictions refused by the PDB, all 3 replaced in " + took + " s", () -> {
-                    assertThat(maxUnavailable.get()).as("pods unavailable at once (PDB maxUnavailable 1)").isLessThanOrEqualTo(1);
+                    assertThat(maxUnavailable).as("pods unavailable at once (PDB maxUnavailable 1)").isLessThanOrEqualTo(1);
                     assertThat(refusals).as("the PDB held back some evictions").isPositive();
                     assertThat(runs.lost()).isEmpty();
                     assertThat(runs.interrupted()).as("graceful stops cut no run").isEmpty();
@@ -309,17 +294,7 @@ class FleetFaultsE2E {
                 .until(() -> kube.replicas(NS, ec) == 3);
         kube.awaitReady(NS, ec, 3);
         int before = kube.replicas(NS, ec);
-        AtomicInteger least = new AtomicInteger(before);
-        Thread watch = Thread.ofPlatform().daemon().start(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                least.accumulateAndGet(kube.replicas(NS, ec), Math::min);
-                try {
-                    Thread.sleep(500);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        });
+        FleetWatch watch = new FleetWatch(client, NS, ec, before);
         Instant stopped = Instant.now();
         Instant started;
         try {
@@ -332,17 +307,18 @@ class FleetFaultsE2E {
                     + (autoscaling == null ? "-" : autoscaling.get("reason") + ": " + autoscaling.get("message")));
             Thread.sleep(30_000); // the fleet resumes, KEDA and the operator look again
         } finally {
-            watch.interrupt();
+            watch.close();
         }
-        log("replicas: " + before + " before the outage, never fewer than " + least.get() + " until 30 s after it");
+        int least = watch.fewestReplicas();
+        log("replicas: " + before + " before the outage, never fewer than " + least + " until 30 s after it");
         awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(4));
         long drained = Duration.between(started, Instant.now()).toSeconds();
         Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), stopped);
         log("database down: " + runs + "; drained " + drained + " s after the database was back");
         report.check("PostgreSQL stopped under an autoscaled fleet", "server stopped for 20 s (2 x lockExpiry) at 3 nodes",
-                ids.size(), runs, "replicas " + before + " before, never fewer than " + least.get()
+                ids.size(), runs, "replicas " + before + " before, never fewer than " + least
                         + "; drained " + drained + " s after the database was back", () -> {
-                    assertThat(least.get()).as("replicas never drop because of the outage").isEqualTo(before);
+                    assertThat(least).as("replicas never drop because of the outage").isEqualTo(before);
                     assertThat(runs.lost()).isEmpty();
                     assertThat(runs.ranTwice()).as("a database outage runs nothing twice").isEmpty();
                 });
