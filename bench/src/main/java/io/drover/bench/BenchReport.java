@@ -241,14 +241,16 @@ final class BenchReport {
             producer: one row per transaction in autocommit, or a JDBC batch of 100 rows in one transaction (as \
             the API writes a batch). *HTTP batch API* is `POST /api/v1/jobs/batch` to one node, one request at a \
             time per producer; that node runs its idle acquisition as in production, and every enqueue wakes it \
-            (the API wakes its own node directly, and NOTIFY wakes it again at the commit) for an acquisition \
-            cycle and a peek at the next due time: those queries count in the database CPU, once per request, \
+            (the API wakes its own node directly, and NOTIFY may wake it again at the commit) for an acquisition \
+            cycle and a second look 15 ms later: those queries count in the database CPU, once per request, \
             so they weigh most on single-job requests. *COPY* is `COPY FROM STDIN` of 10,000 rows per transaction, one \
             producer: the floor of what writing a job costs. NOTIFY costs a producer more than the trigger's \
             call: `pg_notify` queues the notification, and at commit PostgreSQL takes a database-wide lock on \
             the notification queue and keeps it until the commit's WAL flush is done, so committing producers \
             take turns instead of sharing a flush (group commit); the more single-row producers, the more it \
-            shows. The trigger is statement-level: it fires once per COPY, but once per row in a JDBC batch of \
+            shows. So a producer session notifies at most once per 10 ms: the trigger skips the notification \
+            of an insert within 10 ms of the session's last one, and a woken node looks again 15 ms later \
+            ([engine.md](../engine.md#waking-up-for-new-jobs-listennotify)). The trigger is statement-level: it fires once per COPY, but once per row in a JDBC batch of \
             single-row INSERTs (how the API writes a batch too), whose identical notifications PostgreSQL folds \
             into one at commit. The producers, the API node and PostgreSQL share the same cores, so the HTTP \
             figures include the client's own CPU competing with the node's.

@@ -20,13 +20,21 @@ import java.util.List;
  * <p>Each cycle: wait for free queue slots, lock at most that many jobs (never more than the
  * queue can hold), enqueue them. When the cycle saw as many due jobs as it asked for it goes
  * again at once; otherwise it sleeps until the next timer is due, at most
- * {@code acquireInterval}. A database error never ends the loop: it backs off and retries,
- * so a node keeps working after a database failover.
+ * {@code acquireInterval}. A wake-up (a notification of inserted or released jobs, the node's
+ * own API) cuts the sleep short; after a cycle a wake-up started that found jobs, the loop goes
+ * once more a little after {@link JobSql#NOTIFY_INTERVAL}, because a producer that notified does
+ * not notify again for its inserts within that interval. A database error never ends the loop: it backs
+ * off and retries, so a node keeps working after a database failover.
  */
 final class AcquisitionLoop {
     private static final Logger LOG = Logger.getLogger(AcquisitionLoop.class);
     private static final long MIN_IDLE_MILLIS = 5;
     private static final long MAX_ERROR_BACKOFF_MILLIS = 10_000;
+    /**
+     * The second look after a woken cycle: past the producers' notify interval, plus a margin
+     * for a commit that was under way when the interval ended.
+     */
+    static final long AFTER_WAKE_MILLIS = JobSql.NOTIFY_INTERVAL.toMillis() + 5;
 
     private final DataSource dataSource;
     private final AcquisitionStrategy strategy;
@@ -79,7 +87,9 @@ final class AcquisitionLoop {
                 if (reserved == 0) {
                     continue; // queue still full: loop to re-check stopping
                 }
+                boolean woken;
                 synchronized (wakeUp) {
+                    woken = wakeRequested;
                     wakeRequested = false; // this cycle sees every job committed before this point
                 }
                 Acquisition acquisition;
@@ -99,7 +109,14 @@ final class AcquisitionLoop {
                 pool.unreserve(reserved - acquisition.jobs().size());
                 reserved = 0;
                 if (!acquisition.mayHaveMore()) {
-                    idle();
+                    // Only the nodes that got some of the announced jobs look again: a producer
+                    // that goes on inserting goes on notifying them, and the nodes that found
+                    // nothing (every idle node wakes) add no second turn at the database.
+                    if (woken && !acquisition.jobs().isEmpty()) {
+                        pause(AFTER_WAKE_MILLIS);
+                    } else {
+                        idle();
+                    }
                 }
             } catch (InterruptedException e) {
                 pool.unreserve(reserved);
@@ -131,9 +148,14 @@ final class AcquisitionLoop {
             database.failed(e);
             problems.failed(e);
         }
+        pause(wait);
+    }
+
+    /** Waits {@code millis} unless a wake-up came (or comes) first. */
+    private void pause(long millis) throws InterruptedException {
         synchronized (wakeUp) {
             if (!stopping && !wakeRequested) {
-                wakeUp.wait(wait);
+                wakeUp.wait(millis);
             }
         }
     }

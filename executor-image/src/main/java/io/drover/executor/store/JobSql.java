@@ -226,7 +226,15 @@ public final class JobSql {
                 + " where " + HELD + " and starts_with(locked_by, ?) and locked_by <> ?";
     }
 
-    /** Released and recovered jobs are due now: wake idle nodes as an insert would. */
+    /**
+     * A producer session notifies at most once per this interval: the insert trigger
+     * (V6__notify_at_most_every_10ms_per_session.sql, its {@code notify_interval_ms}) skips the
+     * notification of an insert that follows the session's last one by less. A node woken by a
+     * notification therefore acquires again once this interval has passed ({@code AcquisitionLoop}).
+     */
+    public static final java.time.Duration NOTIFY_INTERVAL = java.time.Duration.ofMillis(10);
+
+    /** Released and recovered jobs are due now: wake idle nodes as an insert would (never skipped). */
     public String notifyJobs() {
         return "select pg_notify('" + t.channel() + "', '')";
     }
