@@ -4,7 +4,7 @@
 # the drain of a fresh batch. Results (one JSON per run) go to --results=DIR; the page and chart
 # to --out (default docs/benchmarks/cluster.{md,png}).
 #
-#   e2e/bench/matrix.sh [--quick] [--namespace=drover-bench] [--jobs=N] [--results=DIR] [--out=PREFIX]
+#   e2e/bench/matrix.sh [--quick] [--namespace=drover-bench] [--jobs=N (every run; default: sized per run)] [--results=DIR] [--out=PREFIX]
 #                       [--scenario="KIND LOCKMODE PAGE THREADS NODES"]...   (only these, e.g. "noop Global 1 8 2")
 #
 # Needs: the operator installed, and in the namespace a Secret "bench-db" (username, password)
@@ -28,17 +28,21 @@ done
 RESULTS=${RESULTS:-target/bench-cluster/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RESULTS"
 
+# Jobs per run unless --jobs says: enough that every drain lasts 15 s or more on the local
+# cluster (2 shared cores), so that a young JVM's compilation (most of its CPU in the first
+# seconds) and the first second's scrape do not decide the figure: 5,000-job drains at page 256
+# lasted 0.5 s and put timers at 0.19 x no-op. The full matrix keeps 100,000 (Flowable's size).
+quick_jobs() { # kind page
+  case $1 in sleep:*) echo 3000 ;; *) if (($2 == 1)); then echo 15000; else echo 400000; fi ;; esac
+}
 scenarios=()   # kind lockMode page threads nodes
 if ((${#only[@]})); then
-  JOBS=${JOBS:-5000}
   scenarios=("${only[@]}")
 elif ((QUICK)); then
-  JOBS=${JOBS:-5000}
   for mode in Global Optimistic SkipLocked; do for page in 1 256; do for nodes in 1 2; do
     scenarios+=("noop $mode $page 8 $nodes"); done; done; done
   scenarios+=("sleep:100 SkipLocked 256 8 2" "timer SkipLocked 256 8 2")
 else
-  JOBS=${JOBS:-100000}
   for kind in noop sleep:100 timer; do for mode in Global Optimistic SkipLocked; do for page in 1 256 512; do
     for threads in 8 64 128; do for nodes in 1 2 4; do scenarios+=("$kind $mode $page $threads $nodes"); done; done
   done; done; done
@@ -78,7 +82,8 @@ YAML
   # Terminated pods of the old revision must be gone before run-one.sh counts the nodes.
   until [[ $("$KUBECTL" -n "$NS" get pods -l app.kubernetes.io/instance=bench,app.kubernetes.io/name=drover-executor \
     --no-headers 2>/dev/null | wc -l) == "$nodes" ]]; do sleep 1; done
-  e2e/bench/run-one.sh --cluster=bench --namespace="$NS" --kind="$kind" --jobs="$JOBS" --out="$RESULTS" >/dev/null
+  jobs=${JOBS:-$(if ((QUICK || ${#only[@]})); then quick_jobs "$kind" "$page"; else echo 100000; fi)}
+  e2e/bench/run-one.sh --cluster=bench --namespace="$NS" --kind="$kind" --jobs="$jobs" --timeout=900s --out="$RESULTS" >/dev/null
 done
 
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java

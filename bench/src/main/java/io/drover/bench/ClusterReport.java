@@ -95,7 +95,46 @@ final class ClusterReport implements Callable<Integer> {
                     r.optimisticLockFailures(), num(r.globalLockWaitMeanMs()), num(r.executorCpuMicrosPerJob()),
                     Double.isNaN(r.commitsPerJob()) ? "" : String.format("%.4f", r.commitsPerJob())));
         }
+        ratios(md, results);
         return md.toString();
+    }
+
+    /** Drains shorter than this measure a young JVM's compilation and the first scrape more than the configuration. */
+    static final double MEANINGFUL_SECONDS = 15;
+
+    /** The comparisons the targets name (docs/benchmarks/README.md), between runs of this page only. */
+    static void ratios(StringBuilder md, List<BenchResult> results) {
+        List<String> lines = new ArrayList<>();
+        for (BenchResult timer : results) {
+            if (timer.kind().equals("timer")) {
+                find(results, "noop", timer.lockMode(), timer.acquirePageSize(), timer.threads(), timer.nodes()).ifPresent(noop ->
+                        lines.add(String.format("- due timers / no-op jobs, %s page %d, %d nodes: **%.2f** (%,.0f vs %,.0f jobs/s)",
+                                timer.lockMode(), timer.acquirePageSize(), timer.nodes(), timer.jobsPerSecond() / noop.jobsPerSecond(),
+                                timer.jobsPerSecond(), noop.jobsPerSecond())));
+            }
+        }
+        for (BenchResult global : results) {
+            if (global.kind().equals("noop") && global.lockMode().equals("Global")) {
+                find(results, "noop", "Optimistic", global.acquirePageSize(), global.threads(), global.nodes()).ifPresent(optimistic ->
+                        lines.add(String.format("- Global / Optimistic, page %d, %d nodes: **%.2f** (%,.0f vs %,.0f jobs/s)",
+                                global.acquirePageSize(), global.nodes(), global.jobsPerSecond() / optimistic.jobsPerSecond(),
+                                global.jobsPerSecond(), optimistic.jobsPerSecond())));
+            }
+        }
+        if (!lines.isEmpty()) {
+            md.append("\n## Ratios (figures from this run)\n\n").append(String.join("\n", lines)).append("\n");
+        }
+        List<String> short_ = results.stream().filter(r -> r.seconds() < MEANINGFUL_SECONDS).map(BenchResult::label).toList();
+        if (!short_.isEmpty()) {
+            md.append(String.format("%nDrains under %.0f s, which measure a young JVM's compilation and the first scrape more than"
+                    + " the configuration (compare them with care): %s.%n", MEANINGFUL_SECONDS, String.join("; ", short_)));
+        }
+    }
+
+    private static java.util.Optional<BenchResult> find(List<BenchResult> results, String kind, String lockMode, int page,
+                                                        int threads, int nodes) {
+        return results.stream().filter(r -> r.kind().equals(kind) && r.lockMode().equals(lockMode) && r.acquirePageSize() == page
+                && r.threads() == threads && r.nodes() == nodes).findFirst();
     }
 
     private static String num(double v) {

@@ -127,4 +127,23 @@ class BenchToolIT {
             assertThat(r.get("commitsPerJob").asDouble()).isPositive();
         }
     }
+
+    @Test
+    void renewalTimesTheEnginesRenewalStatementAndScalesItToFleets() throws Exception {
+        java.io.PrintStream stdout = System.out;
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+        int exit;
+        try {
+            exit = io.drover.executor.bench.BenchCli.commandLine(new BenchTool()).execute("renewal",
+                    "--jdbc-url=" + database().jdbcUrl(), "--user=postgres", "--password=postgres", "--held=100",
+                    "--backlog=2000", "--rounds=5");
+        } finally {
+            System.setOut(stdout);
+        }
+        String out = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(exit).as(out).isZero();
+        assertThat(out).containsPattern("lock renewal of 100 held jobs beside 2,000 unlocked .*: median [0-9.]+ ms")
+                .contains("every 15 s per node").containsPattern("16 nodes: +[0-9.]+ ms/s");
+    }
 }

@@ -96,6 +96,26 @@ class BenchToolTest {
     }
 
     @Test
+    void theClusterPageComparesTimersWithNoOpAndGlobalWithOptimisticAndNamesShortDrains() {
+        List<BenchResult> runs = List.of(run("noop", "Global", 256, 20.0, 20_000), run("noop", "Optimistic", 256, 40.0, 10_000),
+                run("noop", "SkipLocked", 256, 16.0, 25_000), run("timer", "SkipLocked", 256, 4.0, 22_500),
+                run("noop", "Global", 1, 30.0, 500));
+        StringBuilder md = new StringBuilder();
+        ClusterReport.ratios(md, runs);
+        assertThat(md.toString())
+                .contains("- due timers / no-op jobs, SkipLocked page 256, 2 nodes: **0.90** (22,500 vs 25,000 jobs/s)")
+                .contains("- Global / Optimistic, page 256, 2 nodes: **2.00** (20,000 vs 10,000 jobs/s)")
+                .doesNotContain("page 1, 2 nodes") // no Optimistic run at page 1 to compare with
+                .contains("Drains under 15 s").contains("timer SkipLocked page=256").doesNotContain("noop Global page=1");
+    }
+
+    private static BenchResult run(String kind, String mode, int page, double seconds, double jobsPerSecond) {
+        return new BenchResult(kind + " " + mode + " page=" + page, kind, mode, page, 2, 8, 1024, 1000, 1000, false, seconds,
+                jobsPerSecond, List.of(), 1, 2, page, 0, Double.NaN, 0, Double.NaN, Double.NaN, 100, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN, Double.NaN);
+    }
+
+    @Test
     void helpExitsZeroAndNoCommandIsAUsageError() {
         assertThat(tool("--help")).isZero();
         assertThat(tool("local", "--help")).isZero();
