@@ -17,7 +17,8 @@ declare
     last text := coalesce(current_setting('drover.notified', true), '');
     since_ms bigint;
 begin
-    if split_part(last, ' ', 1) = tg_table_schema then
+    -- Only a mark of this trigger's form counts: a value set by hand never fails the insert.
+    if split_part(last, ' ', 1) = tg_table_schema and split_part(last, ' ', 2) ~ '^[0-9]{1,18}$' then
         since_ms := now_ms - split_part(last, ' ', 2)::bigint;
         -- Within the interval, and no clock stepped back by more than a second: nodes woken by
         -- this session's last notification acquire again in time to find the rows.

@@ -90,6 +90,17 @@ class NotifyTriggerTest {
     }
 
     @Test
+    void aMarkSetByHandNeverFailsTheInsertAndNotifies() throws SQLException {
+        for (String garbage : new String[] {schema + " soon", schema + " ", schema + " -5", schema + " 99999999999999999999", " "}) {
+            try (Statement s = producer.createStatement()) {
+                s.execute("select set_config('drover.notified', '" + garbage + "', false)");
+            }
+            insert();
+            assertThat(notifications()).as("after the mark '%s'", garbage).isEqualTo(1);
+        }
+    }
+
+    @Test
     void theTriggersIntervalIsTheOneTheNodesWaitFor() throws SQLException {
         try (Statement s = producer.createStatement();
              ResultSet rs = s.executeQuery("select pg_get_functiondef('" + schema + ".notify_jobs_inserted'::regproc)")) {
