@@ -20,9 +20,9 @@ begin
     -- Only a mark of this trigger's form counts: a value set by hand never fails the insert.
     if split_part(last, ' ', 1) = tg_table_schema and split_part(last, ' ', 2) ~ '^[0-9]{1,18}$' then
         since_ms := now_ms - split_part(last, ' ', 2)::bigint;
-        -- Within the interval, and no clock stepped back by more than a second: nodes woken by
-        -- this session's last notification acquire again in time to find the rows.
-        if since_ms < notify_interval_ms and since_ms > -1000 then
+        -- Within the interval (and no clock stepped back: then notify): the nodes woken by this
+        -- session's last notification acquire again in time to find the rows.
+        if since_ms >= 0 and since_ms < notify_interval_ms then
             return null;
         end if;
     end if;

@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The one thread per node that takes due jobs from the database into the queue.
@@ -21,9 +22,9 @@ import java.util.List;
  * queue can hold), enqueue them. When the cycle saw as many due jobs as it asked for it goes
  * again at once; otherwise it sleeps until the next timer is due, at most
  * {@code acquireInterval}. A wake-up (a notification of inserted or released jobs, the node's
- * own API) cuts the sleep short; after a cycle a wake-up started that found jobs, the loop goes
- * once more a little after {@link JobSql#NOTIFY_INTERVAL}, because a producer that notified does
- * not notify again for its inserts within that interval. A database error never ends the loop: it backs
+ * own API) cuts the sleep short, and a cycle starts a little after {@link JobSql#NOTIFY_INTERVAL}
+ * past each wake-up before the loop sleeps, because a producer that notified does not notify
+ * again for its inserts within that interval. A database error never ends the loop: it backs
  * off and retries, so a node keeps working after a database failover.
  */
 final class AcquisitionLoop {
@@ -31,10 +32,11 @@ final class AcquisitionLoop {
     private static final long MIN_IDLE_MILLIS = 5;
     private static final long MAX_ERROR_BACKOFF_MILLIS = 10_000;
     /**
-     * The second look after a woken cycle: past the producers' notify interval, plus a margin
+     * The second look after a wake-up: past the producers' notify interval, plus a margin
      * for a commit that was under way when the interval ended.
      */
     static final long AFTER_WAKE_MILLIS = JobSql.NOTIFY_INTERVAL.toMillis() + 5;
+    private static final long AFTER_WAKE_NANOS = TimeUnit.MILLISECONDS.toNanos(AFTER_WAKE_MILLIS);
 
     private final DataSource dataSource;
     private final AcquisitionStrategy strategy;
@@ -52,6 +54,8 @@ final class AcquisitionLoop {
     private volatile boolean stopping;
     /** Set by wakeUp(); an idle wait that finds it set does not sleep (no lost wake-ups). */
     private boolean wakeRequested;
+    /** When the last wake-up came (System.nanoTime()), guarded by wakeUp: its second look is due AFTER_WAKE later. */
+    private long lastWakeNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
     private volatile long lastSuccessNanos = System.nanoTime();
 
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
@@ -87,9 +91,7 @@ final class AcquisitionLoop {
                 if (reserved == 0) {
                     continue; // queue still full: loop to re-check stopping
                 }
-                boolean woken;
                 synchronized (wakeUp) {
-                    woken = wakeRequested;
                     wakeRequested = false; // this cycle sees every job committed before this point
                 }
                 Acquisition acquisition;
@@ -109,11 +111,9 @@ final class AcquisitionLoop {
                 pool.unreserve(reserved - acquisition.jobs().size());
                 reserved = 0;
                 if (!acquisition.mayHaveMore()) {
-                    // Only the nodes that got some of the announced jobs look again: a producer
-                    // that goes on inserting goes on notifying them, and the nodes that found
-                    // nothing (every idle node wakes) add no second turn at the database.
-                    if (woken && !acquisition.jobs().isEmpty()) {
-                        pause(AFTER_WAKE_MILLIS);
+                    long lookAgainIn = lookAgainInMillis(start);
+                    if (lookAgainIn > 0) {
+                        pause(lookAgainIn);
                     } else {
                         idle();
                     }
@@ -160,9 +160,27 @@ final class AcquisitionLoop {
         }
     }
 
+    /**
+     * Before sleeping after a cycle that started at {@code cycleStart}: milliseconds until the
+     * second look that the last wake-up asks for, or 0 when no cycle is needed for it (no wake-up
+     * lately, or this cycle started after that look was due and saw every commit before it).
+     * Every node that was woken looks again, whether its woken cycle got the announced jobs or
+     * not: a cycle of its own may have taken them just before the wake-up arrived.
+     */
+    private long lookAgainInMillis(long cycleStart) {
+        synchronized (wakeUp) {
+            long due = lastWakeNanos + AFTER_WAKE_NANOS;
+            if (cycleStart - due >= 0) {
+                return 0;
+            }
+            return Math.max(1, TimeUnit.NANOSECONDS.toMillis(due - System.nanoTime() + 999_999));
+        }
+    }
+
     /** Cuts an idle wait short: jobs were inserted or released (notification, local API). */
     void wakeUp() {
         synchronized (wakeUp) {
+            lastWakeNanos = System.nanoTime();
             wakeRequested = true;
             wakeUp.notifyAll();
         }
