@@ -28,10 +28,11 @@ done
 RESULTS=${RESULTS:-target/bench-cluster/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RESULTS"
 
-# Jobs per run unless --jobs says: enough that every drain lasts 15 s or more on the local
-# cluster (2 shared cores), so that a young JVM's compilation (most of its CPU in the first
-# seconds) and the first second's scrape do not decide the figure: 5,000-job drains at page 256
-# lasted 0.5 s and put timers at 0.19 x no-op. The full matrix keeps 100,000 (Flowable's size).
+# Jobs per run unless --jobs says: sized for drains of 10-60 s on the local cluster (2 shared
+# cores), so that a young JVM's compilation (most of its CPU in the first seconds) and the first
+# second's scrape do not decide the figure: 5,000-job drains at page 256 lasted 0.5 s and put
+# timers at 0.19 x no-op. The page names every drain under 15 s. The full matrix keeps 100,000
+# (Flowable's size).
 quick_jobs() { # kind page
   case $1 in sleep:*) echo 3000 ;; *) if (($2 == 1)); then echo 15000; else echo 400000; fi ;; esac
 }

@@ -61,52 +61,59 @@ final class RenewalCost implements Callable<Integer> {
             try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                 s.execute("drop schema if exists " + SCHEMA + " cascade");
             }
-            Migrations.migrate(ds, SCHEMA);
-            Seeder.seed(ds, SCHEMA, JobKind.parse("noop"), backlog + held);
-            String owner = "node-0:renewal";
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute("update " + SCHEMA + ".job set locked_by = '" + owner + "', lock_expires_at = now() + interval '60 s'"
-                        + " where id in (select id from " + SCHEMA + ".job order by id limit " + held + ")");
-                s.execute("vacuum analyze " + SCHEMA + ".job");
-            }
-            double[] millis = new double[rounds];
-            try (Connection c = ds.getConnection();
-                 PreparedStatement ps = c.prepareStatement(new JobSql(new Tables(SCHEMA)).renewLocks())) {
-                Array ids = c.createArrayOf("bigint", heldIds(c, owner));
-                for (int i = -5; i < rounds; i++) {
-                    long start = System.nanoTime();
-                    ps.setLong(1, lockExpirySeconds * 1000L);
-                    ps.setArray(2, ids);
-                    ps.setString(3, owner);
-                    int renewed = 0;
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            renewed++;
-                        }
-                    }
-                    if (renewed != held) {
-                        throw new IllegalStateException("renewed " + renewed + " of " + held + " locks");
-                    }
-                    if (i >= 0) {
-                        millis[i] = (System.nanoTime() - start) / 1e6;
-                    }
+            try {
+                return measure(ds);
+            } finally {
+                try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("drop schema if exists " + SCHEMA + " cascade");
                 }
             }
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute("drop schema " + SCHEMA + " cascade");
+        }
+    }
+
+    private int measure(AgroalDataSource ds) throws Exception {
+        Migrations.migrate(ds, SCHEMA);
+        Seeder.seed(ds, SCHEMA, JobKind.parse("noop"), backlog + held);
+        String owner = "node-0:renewal";
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("update " + SCHEMA + ".job set locked_by = '" + owner + "', lock_expires_at = now() + interval '60 s'"
+                    + " where id in (select id from " + SCHEMA + ".job order by id limit " + held + ")");
+            s.execute("vacuum analyze " + SCHEMA + ".job");
+        }
+        double[] millis = new double[rounds];
+        try (Connection c = ds.getConnection();
+             PreparedStatement ps = c.prepareStatement(new JobSql(new Tables(SCHEMA)).renewLocks())) {
+            Array ids = c.createArrayOf("bigint", heldIds(c, owner));
+            for (int i = -5; i < rounds; i++) {
+                long start = System.nanoTime();
+                ps.setLong(1, lockExpirySeconds * 1000L);
+                ps.setArray(2, ids);
+                ps.setString(3, owner);
+                int renewed = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        renewed++;
+                    }
+                }
+                if (renewed != held) {
+                    throw new IllegalStateException("renewed " + renewed + " of " + held + " locks");
+                }
+                if (i >= 0) {
+                    millis[i] = (System.nanoTime() - start) / 1e6;
+                }
             }
-            Arrays.sort(millis);
-            double median = millis[rounds / 2];
-            double every = lockExpirySeconds / 4.0;
-            System.out.printf("lock renewal of %,d held jobs beside %,d unlocked (autocommit, one statement): median %.2f ms"
-                    + " (%.2f-%.2f over %d rounds), %.1f µs per row%n", held, backlog, median, millis[0], millis[rounds - 1],
-                    rounds, median * 1000 / held);
-            System.out.printf("every %.0f s per node (lockExpiry %d s / 4); database time per second of wall time:%n", every,
-                    lockExpirySeconds);
-            for (int nodes : new int[] {1, 4, 16, 64}) {
-                System.out.printf("  %2d nodes: %6.2f ms/s (%.2f%% of one core)%n", nodes, nodes * median / every,
-                        nodes * median / every / 10);
-            }
+        }
+        Arrays.sort(millis);
+        double median = millis[rounds / 2];
+        double every = lockExpirySeconds / 4.0;
+        System.out.printf("lock renewal of %,d held jobs beside %,d unlocked (autocommit, one statement): median %.2f ms"
+                + " (%.2f-%.2f over %d rounds), %.1f µs per row%n", held, backlog, median, millis[0], millis[rounds - 1],
+                rounds, median * 1000 / held);
+        System.out.printf("every %.0f s per node (lockExpiry %d s / 4); database time per second of wall time:%n", every,
+                lockExpirySeconds);
+        for (int nodes : new int[] {1, 4, 16, 64}) {
+            System.out.printf("  %2d nodes: %6.2f ms/s (%.2f%% of one core)%n", nodes, nodes * median / every,
+                    nodes * median / every / 10);
         }
         return 0;
     }
