@@ -27,14 +27,16 @@ public class BacklogGauge {
 
     private final FleetFigures figures;
     private final DroverConfig config;
+    private final ExecutorNode node;
     private volatile double backlog = Double.NaN;
     private volatile double lagSeconds = Double.NaN;
     private volatile double deadLetters = Double.NaN;
     private ScheduledExecutorService scheduler;
 
-    BacklogGauge(FleetFigures figures, DroverConfig config, MeterRegistry registry) {
+    BacklogGauge(FleetFigures figures, DroverConfig config, ExecutorNode node, MeterRegistry registry) {
         this.figures = figures;
         this.config = config;
+        this.node = node;
         Gauge.builder("drover.due.backlog", this, g -> g.backlog)
                 .description("Due jobs not locked by any node (whole cluster, capped at 1,000,000)")
                 .register(registry);
@@ -53,6 +55,9 @@ public class BacklogGauge {
     }
 
     private void refresh() {
+        if (!node.started()) {
+            return; // the schema may not be migrated yet: unknown (NaN), and no error in the database's log
+        }
         try {
             FleetFigures.DueFigures due = figures.read(config.backlogRefreshInterval());
             backlog = due.backlog();
