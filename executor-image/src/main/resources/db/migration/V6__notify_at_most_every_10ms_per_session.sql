@@ -2,9 +2,9 @@
 -- A transaction that called pg_notify takes a database-wide lock at commit and keeps it until
 -- its WAL flush is done, so committing producers take turns instead of sharing a flush: with
 -- 16 producers inserting one job per transaction, NOTIFY cut the rate to 0.39 of the rate
--- without it (make bench, "Enqueue path"). A busy producer now notifies once per interval, and
--- a node woken by a notification acquires again one interval later (AcquisitionLoop), which
--- finds the jobs committed meanwhile without a notification of their own.
+-- without it (make bench at 94f6f08, "Enqueue path"). A busy producer now notifies once per
+-- interval, and every node woken by a notification acquires again just over one interval later
+-- (AcquisitionLoop), which finds the jobs committed meanwhile without a notification of their own.
 -- The last notification's time lives in a session setting: no shared row for producers to
 -- fight over. It is per session and rolls back with the transaction (a rolled-back notification
 -- was never sent); the schema is part of it, so a session writing to two schemas notifies both.
