@@ -25,7 +25,9 @@ import java.util.function.Consumer;
 final class FleetWatch implements AutoCloseable {
     private final int desired;
     private final Map<String, Boolean> podReady = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> podLeaving = new ConcurrentHashMap<>();
     private final AtomicInteger mostUnready = new AtomicInteger();
+    private final AtomicInteger mostDisrupted = new AtomicInteger();
     private final AtomicInteger fewestReplicas = new AtomicInteger(Integer.MAX_VALUE);
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<StatefulSet> statefulSet;
@@ -36,7 +38,13 @@ final class FleetWatch implements AutoCloseable {
         pods = client.pods().inNamespace(ns).withLabel("app.kubernetes.io/instance", name).runnableInformer(0);
         statefulSet = client.apps().statefulSets().inNamespace(ns).withName(name).runnableInformer(0);
         try {
-            start(pods, pod -> podReady.put(pod.getMetadata().getName(), ready(pod)), pod -> podReady.remove(pod.getMetadata().getName()));
+            start(pods, pod -> {
+                podReady.put(pod.getMetadata().getName(), ready(pod));
+                podLeaving.put(pod.getMetadata().getName(), pod.getMetadata().getDeletionTimestamp() != null);
+            }, pod -> {
+                podReady.remove(pod.getMetadata().getName());
+                podLeaving.remove(pod.getMetadata().getName());
+            });
             start(statefulSet, s -> fewestReplicas.accumulateAndGet(Kube.nz(s.getSpec().getReplicas()), Math::min), s -> { });
         } catch (Exception e) {
             close();
@@ -73,6 +81,8 @@ final class FleetWatch implements AutoCloseable {
     private void podsCounted() {
         long ready = podReady.values().stream().filter(r -> r).count();
         mostUnready.accumulateAndGet((int) (desired - ready), Math::max);
+        long staying = podLeaving.values().stream().filter(leaving -> !leaving).count();
+        mostDisrupted.accumulateAndGet((int) (desired - staying), Math::max);
     }
 
     static boolean ready(Pod pod) {
@@ -83,6 +93,15 @@ final class FleetWatch implements AutoCloseable {
     /** The most of the {@code desired} pods that were not ready (or did not exist) at one time. */
     int mostUnready() {
         return mostUnready.get();
+    }
+
+    /**
+     * The most of the {@code desired} pods that were being deleted or gone at one time: what a
+     * PodDisruptionBudget bounds. Readiness can also dip for other reasons (a replacement still
+     * starting while another pod's probe fails on a loaded machine), which {@link #mostUnready} shows.
+     */
+    int mostDisrupted() {
+        return mostDisrupted.get();
     }
 
     /** The fewest replicas the StatefulSet's spec asked for. */
