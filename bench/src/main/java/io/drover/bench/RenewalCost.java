@@ -75,15 +75,21 @@ final class RenewalCost implements Callable<Integer> {
         Migrations.migrate(ds, SCHEMA);
         Seeder.seed(ds, SCHEMA, JobKind.parse("noop"), backlog + held);
         String owner = "node-0:renewal";
+        List<Long> heldIds = new ArrayList<>();
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("update " + SCHEMA + ".job set locked_by = '" + owner + "', lock_expires_at = now() + interval '60 s'"
-                    + " where id in (select id from " + SCHEMA + ".job order by id limit " + held + ")");
+            try (ResultSet rs = s.executeQuery("update " + SCHEMA + ".job set locked_by = '" + owner + "',"
+                    + " lock_expires_at = now() + interval '60 s'"
+                    + " where id in (select id from " + SCHEMA + ".job order by id limit " + held + ") returning id")) {
+                while (rs.next()) {
+                    heldIds.add(rs.getLong(1));
+                }
+            }
             s.execute("vacuum analyze " + SCHEMA + ".job");
         }
         double[] millis = new double[rounds];
         try (Connection c = ds.getConnection();
              PreparedStatement ps = c.prepareStatement(new JobSql(new Tables(SCHEMA)).renewLocks())) {
-            Array ids = c.createArrayOf("bigint", heldIds(c, owner));
+            Array ids = c.createArrayOf("bigint", heldIds.toArray(Long[]::new));
             for (int i = -5; i < rounds; i++) {
                 long start = System.nanoTime();
                 ps.setLong(1, lockExpirySeconds * 1000L);
@@ -116,18 +122,5 @@ final class RenewalCost implements Callable<Integer> {
                     nodes * median / every / 10);
         }
         return 0;
-    }
-
-    private static Long[] heldIds(Connection c, String owner) throws Exception {
-        List<Long> ids = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("select id from " + SCHEMA + ".job where locked_by = ?")) {
-            ps.setString(1, owner);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ids.add(rs.getLong(1));
-                }
-            }
-        }
-        return ids.toArray(Long[]::new);
     }
 }
