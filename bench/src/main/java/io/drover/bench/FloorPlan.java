@@ -1,7 +1,7 @@
 package io.drover.bench;
 
 import io.drover.executor.store.IndexPlans;
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

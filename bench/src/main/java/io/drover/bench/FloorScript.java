@@ -2,7 +2,7 @@ package io.drover.bench;
 
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.Tables;
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,6 +1,6 @@
 package io.drover.e2e;
 
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

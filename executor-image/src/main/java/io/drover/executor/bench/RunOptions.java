@@ -1,5 +1,6 @@
 package io.drover.executor.bench;
 
+import io.drover.contract.SettingDefaults;
 import io.drover.executor.acquire.LockMode;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -31,16 +32,16 @@ public final class RunOptions {
     @Option(names = "--nodes", defaultValue = "2")
     int nodes;
 
-    @Option(names = "--lockMode", defaultValue = "SkipLocked", converter = Converters.Lock.class)
+    @Option(names = "--lockMode", defaultValue = SettingDefaults.LOCK_MODE, converter = Converters.Lock.class)
     LockMode lockMode;
 
-    @Option(names = "--acquirePageSize", defaultValue = "256")
+    @Option(names = "--acquirePageSize", defaultValue = SettingDefaults.ACQUIRE_PAGE_SIZE)
     int acquirePageSize;
 
-    @Option(names = "--threads", defaultValue = "8")
+    @Option(names = "--threads", defaultValue = SettingDefaults.THREADS)
     int threads;
 
-    @Option(names = "--queueSize", defaultValue = "1024")
+    @Option(names = "--queueSize", defaultValue = SettingDefaults.QUEUE_SIZE)
     int queueSize;
 
     @Option(names = "--timeout", defaultValue = "600s", converter = Converters.Time.class)

@@ -1,5 +1,6 @@
 package io.drover.executor.config;
 
+import io.drover.contract.SettingDefaults;
 import io.drover.executor.acquire.LockMode;
 
 import java.time.Duration;
@@ -155,28 +156,28 @@ public record ExecutorSettings(
         return new Builder(this);
     }
 
-    /** Defaults: see docs/configuration.md for the reasoning behind each. */
+    /** Defaults: declared in {@link SettingDefaults}; docs/configuration.md gives the reasoning behind each. */
     public static final class Builder {
         private String nodeName = NodeNames.defaultNodeName();
-        private String schema = "drover";
-        private LockMode lockMode = LockMode.SkipLocked;
-        private int threads = 8;
-        private boolean virtualThreads = false;
-        private int queueSize = 1024;
-        private int acquirePageSize = 256;
-        private Duration acquireInterval = Duration.ofSeconds(1);
-        private Duration globalLockWaitTime = Duration.ofSeconds(10);
-        private Duration globalLockPollInterval = Duration.ofMillis(20);
-        private Duration globalLockMaxHold = Duration.ofSeconds(10);
-        private Duration lockExpiry = Duration.ofSeconds(60);
-        private int maxAttempts = 3;
-        private Duration retryBackoff = Duration.ofSeconds(1);
-        private Duration retryBackoffMax = Duration.ofMinutes(10);
-        private int completionBatchSize = 500;
-        private Duration shutdownGracePeriod = Duration.ofSeconds(30);
-        private Duration jobTimeout = Duration.ofMinutes(15);
+        private String schema = SettingDefaults.SCHEMA;
+        private LockMode lockMode = LockMode.valueOf(SettingDefaults.LOCK_MODE);
+        private int threads = Integer.parseInt(SettingDefaults.THREADS);
+        private boolean virtualThreads = Boolean.parseBoolean(SettingDefaults.VIRTUAL_THREADS);
+        private int queueSize = Integer.parseInt(SettingDefaults.QUEUE_SIZE);
+        private int acquirePageSize = Integer.parseInt(SettingDefaults.ACQUIRE_PAGE_SIZE);
+        private Duration acquireInterval = Durations.parse("acquireInterval", SettingDefaults.ACQUIRE_INTERVAL);
+        private Duration globalLockWaitTime = Durations.parse("globalLockWaitTime", SettingDefaults.GLOBAL_LOCK_WAIT_TIME);
+        private Duration globalLockPollInterval = Durations.parse("globalLockPollInterval", SettingDefaults.GLOBAL_LOCK_POLL_INTERVAL);
+        private Duration globalLockMaxHold = Durations.parse("globalLockMaxHold", SettingDefaults.GLOBAL_LOCK_MAX_HOLD);
+        private Duration lockExpiry = Durations.parse("lockExpiry", SettingDefaults.LOCK_EXPIRY);
+        private int maxAttempts = Integer.parseInt(SettingDefaults.MAX_ATTEMPTS);
+        private Duration retryBackoff = Durations.parse("retryBackoff", SettingDefaults.RETRY_BACKOFF);
+        private Duration retryBackoffMax = Durations.parse("retryBackoffMax", SettingDefaults.RETRY_BACKOFF_MAX);
+        private int completionBatchSize = Integer.parseInt(SettingDefaults.COMPLETION_BATCH_SIZE);
+        private Duration shutdownGracePeriod = Durations.parse("shutdownGracePeriod", SettingDefaults.SHUTDOWN_GRACE_PERIOD);
+        private Duration jobTimeout = Durations.parse("jobTimeout", SettingDefaults.JOB_TIMEOUT);
         private Map<String, Duration> jobTimeouts = Map.of();
-        private int maxCrashes = 3;
+        private int maxCrashes = Integer.parseInt(SettingDefaults.MAX_CRASHES);
 
         private Builder() {
         }

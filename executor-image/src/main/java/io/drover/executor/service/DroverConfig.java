@@ -1,5 +1,6 @@
 package io.drover.executor.service;
 
+import io.drover.contract.SettingDefaults;
 import io.smallrye.config.ConfigMapping;
 
 import io.smallrye.config.WithDefault;
@@ -12,7 +13,8 @@ import java.util.Optional;
  * The executor's settings as Quarkus configuration: {@code drover.<name>} in
  * application.properties, or env {@code DROVER_<NAME>} (e.g. DROVER_QUEUESIZE). Names are kept
  * verbatim (camelCase) so they read the same as in the ExecutorCluster spec and Helm values.
- * Every setting is optional here: defaults live in one place, {@code ExecutorSettings.Builder}.
+ * Every engine setting is optional here: the builder ({@code ExecutorSettings.Builder}) applies
+ * its default, declared in {@link SettingDefaults} with those the operator states.
  */
 @ConfigMapping(prefix = "drover", namingStrategy = ConfigMapping.NamingStrategy.VERBATIM)
 public interface DroverConfig {
@@ -62,7 +64,7 @@ public interface DroverConfig {
      * back-off) before it exits with the cause. Meanwhile it is alive but not ready, so a
      * database failover or restart during a roll does not turn into CrashLoopBackOff.
      */
-    @WithDefault("5m")
+    @WithDefault(SettingDefaults.STARTUP_TIMEOUT)
     Duration startupTimeout();
 
     /**

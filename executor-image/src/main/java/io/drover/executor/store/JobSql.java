@@ -1,11 +1,11 @@
 package io.drover.executor.store;
 
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 
-import static io.drover.schema.JobSchema.ACQUIRE_ORDER;
-import static io.drover.schema.JobSchema.DUE_AND_UNLOCKED;
-import static io.drover.schema.JobSchema.HELD;
-import static io.drover.schema.JobSchema.UNLOCKED;
+import static io.drover.contract.JobSchema.ACQUIRE_ORDER;
+import static io.drover.contract.JobSchema.DUE_AND_UNLOCKED;
+import static io.drover.contract.JobSchema.HELD;
+import static io.drover.contract.JobSchema.UNLOCKED;
 
 /**
  * Every statement the engine and the API send, in one place, so the job store's SQL reads as a

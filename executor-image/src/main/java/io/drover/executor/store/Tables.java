@@ -1,6 +1,6 @@
 package io.drover.executor.store;
 
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 
 /**
  * Schema-qualified table names. Statements name the schema explicitly rather than relying on

@@ -1,5 +1,6 @@
 package io.drover.executor.service;
 
+import io.drover.contract.SettingDefaults;
 import io.drover.executor.config.Durations;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.testing.RepoFiles;
@@ -54,6 +55,25 @@ class ConfigurationDocsTest {
                 assertThat(doc).as("%s has no default in the executor: the docs must say none", name).isEqualTo("none");
             }
         }
+    }
+
+    /**
+     * application.properties cannot name a Java constant, so the one default it must repeat (the
+     * schema Flyway migrates when drover.schema is not set) is held to {@link SettingDefaults} here.
+     */
+    @Test
+    void applicationPropertiesFallBackToTheDeclaredSchema() throws Exception {
+        String properties;
+        try (var in = ConfigurationDocsTest.class.getResourceAsStream("/application.properties")) {
+            properties = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        Matcher fallback = Pattern.compile("\\$\\{drover\\.schema:([^}]*)}").matcher(properties);
+        int seen = 0;
+        while (fallback.find()) {
+            seen++;
+            assertThat(fallback.group(1)).as("the ${drover.schema:...} fallback in application.properties").isEqualTo(SettingDefaults.SCHEMA);
+        }
+        assertThat(seen).as("application.properties reads drover.schema").isPositive();
     }
 
     private static boolean same(String doc, String actual, Class<?> type) {

@@ -2,7 +2,7 @@ package io.drover.executor.store;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.testing.TestDatabase;
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static io.drover.schema.JobSchema.ACQUIRE_INDEX;
-import static io.drover.schema.JobSchema.ACQUIRE_ORDER;
-import static io.drover.schema.JobSchema.JOB_TABLE;
-import static io.drover.schema.JobSchema.UNLOCKED;
+import static io.drover.contract.JobSchema.ACQUIRE_INDEX;
+import static io.drover.contract.JobSchema.ACQUIRE_ORDER;
+import static io.drover.contract.JobSchema.JOB_TABLE;
+import static io.drover.contract.JobSchema.UNLOCKED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,7 +1,7 @@
 package io.drover.operator.autoscaling;
 
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
-import io.drover.schema.JobSchema;
+import io.drover.contract.JobSchema;
 
 /**
  * The SQL KEDA runs every pollingInterval: the jobs due that no node holds yet, plus the jobs

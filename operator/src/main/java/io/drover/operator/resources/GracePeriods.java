@@ -1,5 +1,6 @@
 package io.drover.operator.resources;
 
+import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 
 import java.time.Duration;
@@ -14,7 +15,7 @@ import java.time.Duration;
  */
 public final class GracePeriods {
     /** The executor's own default shutdownGracePeriod. */
-    static final Duration EXECUTOR_SHUTDOWN_GRACE = Duration.ofSeconds(30);
+    static final Duration EXECUTOR_SHUTDOWN_GRACE = KubeDurations.parse(SettingDefaults.SHUTDOWN_GRACE_PERIOD);
     /** Beyond maxJobDuration: a job that started just before the stop has time to finish. */
     static final Duration SHUTDOWN_MARGIN = Duration.ofSeconds(10);
     /** Beyond shutdownGracePeriod: writing the last outcomes (up to 10 s) and stopping the JVM. */

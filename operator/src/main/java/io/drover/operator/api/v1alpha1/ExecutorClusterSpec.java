@@ -2,6 +2,7 @@ package io.drover.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.drover.contract.SettingDefaults;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -83,26 +84,26 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("Image pull policy of the executor container: Always, IfNotPresent or Never.")
     public String imagePullPolicy;
 
-    @Default("SkipLocked")
+    @Default(SettingDefaults.LOCK_MODE)
     @JsonPropertyDescription("How nodes coordinate acquisition: Global (one node acquires at a time), Optimistic (version-checked claims), SkipLocked (FOR UPDATE SKIP LOCKED).")
     public LockMode lockMode;
 
-    @Default("8")
+    @Default(SettingDefaults.THREADS)
     @Min(1)
     @Max(4096)
     @JsonPropertyDescription("Worker threads per node.")
     public Integer threads;
 
-    @JsonPropertyDescription("Run the worker threads as virtual threads (for I/O-bound handlers). Executor default false.")
+    @JsonPropertyDescription("Run the worker threads as virtual threads (for I/O-bound handlers). Executor default " + SettingDefaults.VIRTUAL_THREADS + ".")
     public Boolean virtualThreads;
 
-    @Default("1024")
+    @Default(SettingDefaults.QUEUE_SIZE)
     @Min(1)
     @Max(1000000)
     @JsonPropertyDescription("Jobs a node may hold acquired but not yet started.")
     public Integer queueSize;
 
-    @Default("256")
+    @Default(SettingDefaults.ACQUIRE_PAGE_SIZE)
     @Min(1)
     @Max(100000)
     @JsonPropertyDescription("Most jobs locked per acquisition cycle; must not exceed queueSize.")
@@ -110,59 +111,59 @@ public class ExecutorClusterSpec {
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Longest idle sleep between acquisition cycles (bounds timer lateness). Executor default 1s.")
+    @JsonPropertyDescription("Longest idle sleep between acquisition cycles (bounds timer lateness). Executor default " + SettingDefaults.ACQUIRE_INTERVAL + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "acquireInterval must be at least 1ms")
     public String acquireInterval;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Global lockMode: how long a node waits for the acquire lock per cycle. Executor default 10s.")
+    @JsonPropertyDescription("Global lockMode: how long a node waits for the acquire lock per cycle. Executor default " + SettingDefaults.GLOBAL_LOCK_WAIT_TIME + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockWaitTime must be at least 1ms")
     public String globalLockWaitTime;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Global lockMode: pause between tries for the acquire lock. Executor default 20ms.")
+    @JsonPropertyDescription("Global lockMode: pause between tries for the acquire lock. Executor default " + SettingDefaults.GLOBAL_LOCK_POLL_INTERVAL + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockPollInterval must be at least 1ms")
     public String globalLockPollInterval;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Global lockMode: the database ends a lock holder idle or busy longer than this. Executor default 10s.")
+    @JsonPropertyDescription("Global lockMode: the database ends a lock holder idle or busy longer than this. Executor default " + SettingDefaults.GLOBAL_LOCK_MAX_HOLD + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockMaxHold must be at least 1ms")
     public String globalLockMaxHold;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @ValidationRule(value = "duration(self) >= duration('4s')", message = "lockExpiry must be at least 4s")
-    @JsonPropertyDescription("Lifetime of a job lock, renewed every lockExpiry/4; a crashed node's jobs run again after about this long. At least 4s. Executor default 60s.")
+    @JsonPropertyDescription("Lifetime of a job lock, renewed every lockExpiry/4; a crashed node's jobs run again after about this long. At least 4s. Executor default " + SettingDefaults.LOCK_EXPIRY + ".")
     public String lockExpiry;
 
     @Min(1)
     @Max(1000)
-    @JsonPropertyDescription("Attempts for jobs enqueued without their own maxAttempts. Executor default 3.")
+    @JsonPropertyDescription("Attempts for jobs enqueued without their own maxAttempts. Executor default " + SettingDefaults.MAX_ATTEMPTS + ".")
     public Integer maxAttempts;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("First retry delay; doubles per attempt with jitter. Executor default 1s.")
+    @JsonPropertyDescription("First retry delay; doubles per attempt with jitter. Executor default " + SettingDefaults.RETRY_BACKOFF + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "retryBackoff must be at least 1ms")
     public String retryBackoff;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Cap on the retry delay. Executor default 10m.")
+    @JsonPropertyDescription("Cap on the retry delay. Executor default " + SettingDefaults.RETRY_BACKOFF_MAX + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "retryBackoffMax must be at least 1ms")
     public String retryBackoffMax;
 
     @Min(1)
     @Max(100000)
-    @JsonPropertyDescription("Most job outcomes written per completion transaction. Executor default 500.")
+    @JsonPropertyDescription("Most job outcomes written per completion transaction. Executor default " + SettingDefaults.COMPLETION_BATCH_SIZE + ".")
     public Integer completionBatchSize;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s, else the executor's 30s.")
+    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s, else the executor's " + SettingDefaults.SHUTDOWN_GRACE_PERIOD + ".")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "shutdownGracePeriod must be at least 1s")
     public String shutdownGracePeriod;
 
@@ -174,7 +175,7 @@ public class ExecutorClusterSpec {
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Default maxJobDuration, else the executor's 15m.")
+    @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Default maxJobDuration, else the executor's " + SettingDefaults.JOB_TIMEOUT + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "jobTimeout must be at least 1ms")
     public String jobTimeout;
 
@@ -185,17 +186,17 @@ public class ExecutorClusterSpec {
 
     @Min(1)
     @Max(100)
-    @JsonPropertyDescription("Node deaths during watched runs of one job (it is watched once a node died holding it) after which the job is dead-lettered as poison; its decisive run runs alone on its node. Executor default 3.")
+    @JsonPropertyDescription("Node deaths during watched runs of one job (it is watched once a node died holding it) after which the job is dead-lettered as poison; its decisive run runs alone on its node. Executor default " + SettingDefaults.MAX_CRASHES + ".")
     public Integer maxCrashes;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("How long a starting node keeps retrying the database (connection, migrations) before it exits with the cause; meanwhile it is alive but not ready. Executor default 5m.")
+    @JsonPropertyDescription("How long a starting node keeps retrying the database (connection, migrations) before it exits with the cause; meanwhile it is alive but not ready. Executor default " + SettingDefaults.STARTUP_TIMEOUT + ".")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "startupTimeout must be at least 1s")
     public String startupTimeout;
 
     @Pattern("^[a-z_][a-z0-9_]{0,49}$")
-    @JsonPropertyDescription("PostgreSQL schema of the job tables (lower-case identifier, at most 50 characters). Executor default drover.")
+    @JsonPropertyDescription("PostgreSQL schema of the job tables (lower-case identifier, at most 50 characters). Executor default " + SettingDefaults.SCHEMA + ".")
     public String schema;
 
     @Required

@@ -1,4 +1,4 @@
-package io.drover.schema;
+package io.drover.contract;
 
 /**
  * The names and predicates of the job table that more than one program must spell the same
