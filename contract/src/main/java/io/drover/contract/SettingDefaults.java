@@ -33,6 +33,13 @@ public final class SettingDefaults {
     public static final String JOB_TIMEOUT = "15m";
     public static final String SCHEMA = "drover";
     public static final String STARTUP_TIMEOUT = "5m";
+    /**
+     * Connections of a node's shared pool (handlers, API, gauges): Quarkus'
+     * {@code quarkus.datasource.jdbc.max-size}, set in the executor's application.properties,
+     * which cannot name this constant (ConfigurationDocsTest holds them equal); the CRD's
+     * {@code database.maxPoolSize} states it.
+     */
+    public static final String POOL_SIZE = "20";
 
     private SettingDefaults() {
     }

@@ -63,10 +63,7 @@ class ConfigurationDocsTest {
      */
     @Test
     void applicationPropertiesFallBackToTheDeclaredSchema() throws Exception {
-        String properties;
-        try (var in = ConfigurationDocsTest.class.getResourceAsStream("/application.properties")) {
-            properties = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        }
+        String properties = applicationProperties();
         Matcher fallback = Pattern.compile("\\$\\{drover\\.schema:([^}]*)}").matcher(properties);
         int seen = 0;
         while (fallback.find()) {
@@ -74,6 +71,27 @@ class ConfigurationDocsTest {
             assertThat(fallback.group(1)).as("the ${drover.schema:...} fallback in application.properties").isEqualTo(SettingDefaults.SCHEMA);
         }
         assertThat(seen).as("application.properties reads drover.schema").isPositive();
+    }
+
+    /**
+     * The shared pool's size is Quarkus' setting, so application.properties states its default;
+     * held to {@link SettingDefaults#POOL_SIZE} (which the CRD states) and to the docs.
+     */
+    @Test
+    void theSharedPoolSizeIsTheDeclaredOne() throws Exception {
+        String properties = applicationProperties();
+        Matcher size = Pattern.compile("(?m)^quarkus\\.datasource\\.jdbc\\.max-size=(\\S+)$").matcher(properties);
+        assertThat(size.find()).as("application.properties sets quarkus.datasource.jdbc.max-size").isTrue();
+        assertThat(size.group(1)).as("quarkus.datasource.jdbc.max-size").isEqualTo(SettingDefaults.POOL_SIZE);
+        String docs = Files.readString(RepoFiles.resolve("docs/configuration.md"));
+        assertThat(docs).as("docs/configuration.md states the pool's default")
+                .contains("`QUARKUS_DATASOURCE_JDBC_MAX_SIZE` (default " + SettingDefaults.POOL_SIZE + ";");
+    }
+
+    private static String applicationProperties() throws java.io.IOException {
+        try (var in = ConfigurationDocsTest.class.getResourceAsStream("/application.properties")) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
     }
 
     private static boolean same(String doc, String actual, Class<?> type) {

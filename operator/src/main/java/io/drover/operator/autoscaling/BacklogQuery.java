@@ -2,6 +2,7 @@ package io.drover.operator.autoscaling;
 
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 import io.drover.contract.JobSchema;
+import io.drover.contract.SettingDefaults;
 
 /**
  * The SQL KEDA runs every pollingInterval: the jobs due that no node holds yet, plus the jobs
@@ -31,7 +32,7 @@ public final class BacklogQuery {
     }
 
     public static String sql(String schema, AutoscalingSpec a, int threads) {
-        String job = JobSchema.jobTable(schema == null ? "drover" : schema);
+        String job = JobSchema.jobTable(schema == null ? SettingDefaults.SCHEMA : schema);
         long cap = cap(a);
         return "select (select count(*) from (select 1 from " + job + " where " + JobSchema.DUE_AND_UNLOCKED
                 + " limit " + cap + ") as due) + (select coalesce(sum(least(n, " + threads + ")), 0) from"

@@ -1,6 +1,7 @@
 package io.drover.operator.autoscaling;
 
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
+import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.resources.ExecutorConfigMap;
@@ -41,13 +42,13 @@ public final class KedaObjects {
         trigger.put("metricType", "AverageValue");
         Map<String, Object> md = new LinkedHashMap<>();
         md.put("host", db.host);
-        md.put("port", String.valueOf(db.port == null ? 5432 : db.port));
+        md.put("port", String.valueOf(db.portOrDefault()));
         md.put("dbName", db.name);
         // KEDA connects with pgx, which understands every libpq sslmode. verify-ca/verify-full
         // check the server against the CA file KEDA's own pod names in PGSSLROOTCERT (pgx reads
         // it; the trigger has no field for it): docs/security.md says how to mount the bundle.
         md.put("sslmode", ExecutorConfigMap.sslMode(db));
-        md.put("query", BacklogQuery.sql(ec.getSpec().schema, a, ec.getSpec().threads == null ? 8 : ec.getSpec().threads));
+        md.put("query", BacklogQuery.sql(ec.getSpec().schema, a, ec.getSpec().threads == null ? Integer.parseInt(SettingDefaults.THREADS) : ec.getSpec().threads));
         md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
         md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));
         trigger.put("metadata", md);

@@ -1,6 +1,7 @@
 package io.drover.operator.reconcile;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.config.OperatorConfig;
 import io.drover.operator.figures.Bottleneck;
@@ -188,7 +189,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 return ec.getSpec().autoscaling.minReplicas;
             }
         }
-        return ec.getSpec().replicas == null ? 2 : ec.getSpec().replicas;
+        return ec.getSpec().replicas == null ? ExecutorClusterSpec.DEFAULT_REPLICAS : ec.getSpec().replicas;
     }
 
     /**

@@ -66,7 +66,7 @@ public final class ExecutorConfigMap {
     }
 
     public static String jdbcUrl(DatabaseSpec db) {
-        return "jdbc:postgresql://" + db.host + ":" + (db.port == null ? 5432 : db.port) + "/" + db.name
+        return "jdbc:postgresql://" + db.host + ":" + db.portOrDefault() + "/" + db.name
                 + "?sslmode=" + sslMode(db)
                 + DatabaseCa.path(db).map(path -> "&sslrootcert=" + path).orElse("")
                 + "&ApplicationName=drover-executor";
@@ -74,7 +74,7 @@ public final class ExecutorConfigMap {
 
     /** As the CRD defaults it, for objects built in code: encrypted unless disabled in writing. */
     public static String sslMode(DatabaseSpec db) {
-        return db.sslMode == null ? "require" : db.sslMode;
+        return db.sslModeOrDefault();
     }
 
     public static ConfigMap configMap(ExecutorCluster ec) {

@@ -18,7 +18,7 @@ public final class ExecutorDisruptionBudget {
 
     public static PodDisruptionBudget build(ExecutorCluster ec) {
         DisruptionBudgetSpec d = ec.getSpec().disruptionBudget;
-        int maxUnavailable = d == null || d.maxUnavailable == null ? 1 : d.maxUnavailable;
+        int maxUnavailable = d == null || d.maxUnavailable == null ? DisruptionBudgetSpec.DEFAULT_MAX_UNAVAILABLE : d.maxUnavailable;
         return new PodDisruptionBudgetBuilder()
                 .withNewMetadata().withName(Names.disruptionBudget(ec)).withNamespace(ec.getMetadata().getNamespace())
                 .withLabels(Labels.all(ec)).endMetadata()

@@ -53,7 +53,7 @@ public final class ExecutorNetworkPolicy {
                 .build());
         var db = ec.getSpec().database;
         var toDatabase = new NetworkPolicyEgressRuleBuilder()
-                .addNewPort().withProtocol("TCP").withPort(new IntOrString(db.port == null ? 5432 : db.port)).endPort();
+                .addNewPort().withProtocol("TCP").withPort(new IntOrString(db.portOrDefault())).endPort();
         if (isIp(db.host)) {
             toDatabase.addNewTo().withNewIpBlock().withCidr(db.host.contains(":") ? db.host + "/128" : db.host + "/32")
                     .endIpBlock().endTo();

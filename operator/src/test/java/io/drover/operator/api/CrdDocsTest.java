@@ -1,5 +1,6 @@
 package io.drover.operator.api;
 
+import io.drover.contract.SettingDefaults;
 import io.drover.operator.resources.ExecutorConfigMap;
 import io.drover.operator.testing.Clusters;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -80,6 +81,15 @@ class CrdDocsTest {
                         .isTrue();
             }
         });
+    }
+
+    /** The shared pool's size is Quarkus' setting, documented beside the table; the CRD states its default. */
+    @Test
+    void thePoolSizeTheCrdStatesIsTheDocumentedOne() throws Exception {
+        String description = specProperties().get("database").getProperties().get("maxPoolSize").getDescription();
+        assertThat(description).contains("Executor default " + SettingDefaults.POOL_SIZE + ".");
+        assertThat(Files.readString(repo().resolve("docs/configuration.md")))
+                .contains("`QUARKUS_DATASOURCE_JDBC_MAX_SIZE` (default " + SettingDefaults.POOL_SIZE + ";");
     }
 
     private static Map<String, JSONSchemaProps> specProperties() throws Exception {

@@ -2,6 +2,7 @@ package io.drover.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.drover.contract.SettingDefaults;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -22,7 +23,11 @@ public class DatabaseSpec {
     @JsonPropertyDescription("Host name or IP of the PostgreSQL server, e.g. the RDS endpoint.")
     public String host;
 
-    @Default("5432")
+    /** The port and sslMode a spec that names none gets: the CRD's defaults, and the operator's for a spec read before the server defaulted it. */
+    public static final int DEFAULT_PORT = 5432;
+    public static final String DEFAULT_SSL_MODE = "require";
+
+    @Default("" + DEFAULT_PORT)
     @Min(1)
     @Max(65535)
     @JsonPropertyDescription("PostgreSQL port.")
@@ -39,7 +44,7 @@ public class DatabaseSpec {
      * to plaintext silently; require encrypts but trusts any server certificate; verify-ca and
      * verify-full check it against caBundle (verify-full also checks the host name).
      */
-    @Default("require")
+    @Default(DEFAULT_SSL_MODE)
     @Pattern("^(disable|allow|prefer|require|verify-ca|verify-full)$")
     @JsonPropertyDescription("libpq sslmode of the executors' and KEDA's connections: disable, allow, prefer, require"
             + " (the default: encrypted, server not verified), verify-ca or verify-full (encrypted and the server verified"
@@ -56,8 +61,16 @@ public class DatabaseSpec {
 
     @Min(2)
     @Max(1000)
-    @JsonPropertyDescription("Connections per executor node (QUARKUS_DATASOURCE_JDBC_MAX_SIZE). Executor default 20.")
+    @JsonPropertyDescription("Connections per executor node (QUARKUS_DATASOURCE_JDBC_MAX_SIZE). Executor default " + SettingDefaults.POOL_SIZE + ".")
     public Integer maxPoolSize;
+
+    public int portOrDefault() {
+        return port == null ? DEFAULT_PORT : port;
+    }
+
+    public String sslModeOrDefault() {
+        return sslMode == null ? DEFAULT_SSL_MODE : sslMode;
+    }
 
     /** Where the CA bundle is: exactly one of configMap and secret. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

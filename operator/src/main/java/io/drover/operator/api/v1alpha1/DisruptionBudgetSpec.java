@@ -12,7 +12,10 @@ public class DisruptionBudgetSpec {
     @JsonPropertyDescription("Create a PodDisruptionBudget for the executor pods.")
     public Boolean enabled;
 
-    @Default("1")
+    /** Executors a drain may stop at once when the spec names no number (the CRD's default). */
+    public static final int DEFAULT_MAX_UNAVAILABLE = 1;
+
+    @Default("" + DEFAULT_MAX_UNAVAILABLE)
     @Min(0)
     @JsonPropertyDescription("Executor pods that a drain may stop at the same time.")
     public Integer maxUnavailable;

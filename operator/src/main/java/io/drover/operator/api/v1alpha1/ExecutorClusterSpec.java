@@ -69,8 +69,11 @@ public class ExecutorClusterSpec {
     /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
     static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
 
+    /** The node count of a spec that names none (the CRD's default). */
+    public static final int DEFAULT_REPLICAS = 2;
+
     @SpecReplicas
-    @Default("2")
+    @Default("" + DEFAULT_REPLICAS)
     @Min(0)
     @Max(1000)
     @JsonPropertyDescription("Number of executor nodes (pods). Ignored while autoscaling is enabled: the autoscaler then owns the count.")
