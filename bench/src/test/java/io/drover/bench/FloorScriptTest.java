@@ -2,6 +2,8 @@ package io.drover.bench;
 
 import org.junit.jupiter.api.Test;
 
+import static io.drover.contract.JobSchema.ACQUIRE_ORDER;
+import static io.drover.contract.JobSchema.DUE_AND_UNLOCKED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,8 +14,8 @@ class FloorScriptTest {
         String[] lines = s.pgbench().split("\n");
         assertThat(lines).hasSize(2);
         // Transaction 1: the executor's lockPage, the ids kept for transaction 2.
-        assertThat(lines[0]).startsWith("with locked as (with picked as (select id from floor.job where"
-                        + " locked_by is null and due_at <= now() order by due_at, id limit 3 for update skip locked)")
+        assertThat(lines[0]).startsWith("with locked as (with picked as (select id from floor.job where "
+                        + DUE_AND_UNLOCKED + " order by " + ACQUIRE_ORDER + " limit 3 for update skip locked)")
                 .contains("set locked_by = 'floor-:client_id', lock_expires_at = now() + 60000 * interval")
                 .endsWith(") select coalesce(array_agg(id), '{}') as ids from locked \\gset")
                 .doesNotContain("?");
@@ -26,8 +28,8 @@ class FloorScriptTest {
     @Test
     void deleteOnlyLocksAndDeletesInOneStatement() {
         FloorScript s = FloorScript.deleteOnly("floor", 256);
-        assertThat(s.pgbench()).isEqualTo("with picked as (select id from floor.job where locked_by is null and"
-                + " due_at <= now() order by due_at, id limit 256 for update skip locked)"
+        assertThat(s.pgbench()).isEqualTo("with picked as (select id from floor.job where " + DUE_AND_UNLOCKED
+                + " order by " + ACQUIRE_ORDER + " limit 256 for update skip locked)"
                 + " delete from floor.job j using picked where j.id = picked.id;\n");
         assertThat(s.explained()).hasSize(1);
     }

@@ -1,5 +1,6 @@
 package io.drover.executor.config;
 
+import io.drover.contract.SettingDefaults;
 import io.drover.executor.acquire.LockMode;
 import org.junit.jupiter.api.Test;
 
@@ -12,13 +13,17 @@ class ExecutorSettingsTest {
     @Test
     void defaultsAreValid() {
         ExecutorSettings s = ExecutorSettings.builder().nodeName("n").build();
-        assertThat(s.lockMode()).isEqualTo(LockMode.SkipLocked);
-        assertThat(s.lockRenewInterval()).isEqualTo(Duration.ofSeconds(15));
-        assertThat(s.expiredLockSweepInterval()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.databaseTimeout()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.lease()).isEqualTo(Duration.ofMillis(52_500));
-        assertThat(s.jobTimeout("any")).isEqualTo(Duration.ofMinutes(15));
-        assertThat(s.maxCrashes()).isEqualTo(3);
+        Duration lockExpiry = Durations.parse("lockExpiry", SettingDefaults.LOCK_EXPIRY);
+        assertThat(s.lockMode()).isEqualTo(LockMode.valueOf(SettingDefaults.LOCK_MODE));
+        assertThat(s.lockExpiry()).isEqualTo(lockExpiry);
+        assertThat(s.lockRenewInterval()).as("lockExpiry / 4").isEqualTo(lockExpiry.dividedBy(4));
+        Duration halfExpiry = lockExpiry.dividedBy(2);
+        assertThat(s.expiredLockSweepInterval()).as("lockExpiry / 2, at most 30 s")
+                .isEqualTo(halfExpiry.compareTo(Duration.ofSeconds(30)) < 0 ? halfExpiry : Duration.ofSeconds(30));
+        assertThat(s.databaseTimeout()).as("lockExpiry / 2").isEqualTo(lockExpiry.dividedBy(2));
+        assertThat(s.lease()).as("lockExpiry x 7/8").isEqualTo(lockExpiry.multipliedBy(7).dividedBy(8));
+        assertThat(s.jobTimeout("any")).isEqualTo(Durations.parse("jobTimeout", SettingDefaults.JOB_TIMEOUT));
+        assertThat(s.maxCrashes()).isEqualTo(Integer.parseInt(SettingDefaults.MAX_CRASHES));
     }
 
     @Test

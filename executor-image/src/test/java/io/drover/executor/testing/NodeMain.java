@@ -1,7 +1,9 @@
 package io.drover.executor.testing;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.SettingDefaults;
 import io.drover.executor.acquire.LockMode;
+import io.drover.executor.config.Durations;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.engine.ExecutorEngine;
 import io.drover.executor.handler.HandlerRegistry;
@@ -10,7 +12,6 @@ import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.PooledDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,14 +32,14 @@ public final class NodeMain {
         String schema = a.get("schema");
         String node = a.get("nodeName");
         ExecutorSettings.Builder b = ExecutorSettings.builder().nodeName(node).schema(schema)
-                .lockMode(LockMode.parse(a.getOrDefault("lockMode", "SkipLocked")));
+                .lockMode(LockMode.parse(a.getOrDefault("lockMode", SettingDefaults.LOCK_MODE)));
         if (a.containsKey("threads")) b.threads(Integer.parseInt(a.get("threads")));
         if (a.containsKey("queueSize")) b.queueSize(Integer.parseInt(a.get("queueSize")));
         if (a.containsKey("acquirePageSize")) b.acquirePageSize(Integer.parseInt(a.get("acquirePageSize")));
-        if (a.containsKey("lockExpiry")) b.lockExpiry(Duration.parse(a.get("lockExpiry")));
-        if (a.containsKey("shutdownGracePeriod")) b.shutdownGracePeriod(Duration.parse(a.get("shutdownGracePeriod")));
-        if (a.containsKey("acquireInterval")) b.acquireInterval(Duration.parse(a.get("acquireInterval")));
-        if (a.containsKey("jobTimeout")) b.jobTimeout(Duration.parse(a.get("jobTimeout")));
+        if (a.containsKey("lockExpiry")) b.lockExpiry(Durations.parse("lockExpiry", a.get("lockExpiry")));
+        if (a.containsKey("shutdownGracePeriod")) b.shutdownGracePeriod(Durations.parse("shutdownGracePeriod", a.get("shutdownGracePeriod")));
+        if (a.containsKey("acquireInterval")) b.acquireInterval(Durations.parse("acquireInterval", a.get("acquireInterval")));
+        if (a.containsKey("jobTimeout")) b.jobTimeout(Durations.parse("jobTimeout", a.get("jobTimeout")));
         if (a.containsKey("maxCrashes")) b.maxCrashes(Integer.parseInt(a.get("maxCrashes")));
         ExecutorSettings settings = b.build();
 

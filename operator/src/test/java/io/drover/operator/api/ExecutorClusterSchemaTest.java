@@ -1,5 +1,8 @@
 package io.drover.operator.api;
 
+import io.drover.operator.api.v1alpha1.DatabaseSpec;
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.LockMode;
 import io.drover.operator.resources.ExecutorConfigMap;
@@ -154,14 +157,14 @@ class ExecutorClusterSchemaTest {
     void defaultsAreApplied() {
         ExecutorCluster ec = Clusters.create(client, namespace, Clusters.yaml("defaults", ""));
         var spec = ec.getSpec();
-        assertThat(spec.replicas).isEqualTo(2);
-        assertThat(spec.lockMode).isEqualTo(LockMode.SkipLocked);
-        assertThat(spec.threads).isEqualTo(8);
-        assertThat(spec.queueSize).isEqualTo(1024);
-        assertThat(spec.acquirePageSize).isEqualTo(256);
+        assertThat(spec.replicas).isEqualTo(ExecutorClusterSpec.DEFAULT_REPLICAS);
+        assertThat(spec.lockMode).isEqualTo(LockMode.valueOf(SettingDefaults.LOCK_MODE));
+        assertThat(spec.threads).isEqualTo(Integer.parseInt(SettingDefaults.THREADS));
+        assertThat(spec.queueSize).isEqualTo(Integer.parseInt(SettingDefaults.QUEUE_SIZE));
+        assertThat(spec.acquirePageSize).isEqualTo(Integer.parseInt(SettingDefaults.ACQUIRE_PAGE_SIZE));
         assertThat(spec.terminationGracePeriodSeconds).as("derived by the operator (GracePeriods)").isNull();
-        assertThat(spec.database.port).isEqualTo(5432);
-        assertThat(spec.database.sslMode).as("never plaintext unless asked for").isEqualTo("require");
+        assertThat(spec.database.port).isEqualTo(DatabaseSpec.DEFAULT_PORT).isEqualTo(5432);
+        assertThat(spec.database.sslMode).as("never plaintext unless asked for").isEqualTo(DatabaseSpec.DEFAULT_SSL_MODE).isEqualTo("require");
         assertThat(spec.database.caBundle).isNull();
         assertThat(spec.networkPolicy.enabled).isTrue();
         assertThat(spec.database.credentialsSecret.usernameKey).isEqualTo("username");
