@@ -1,6 +1,8 @@
 package io.drover.bench;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.SettingDefaults;
+import io.drover.executor.config.Durations;
 import io.drover.executor.bench.DatabaseOptions;
 import io.drover.executor.bench.HelpOption;
 import io.drover.executor.bench.JobKind;
@@ -42,8 +44,11 @@ final class RenewalCost implements Callable<Integer> {
     @Mixin
     DatabaseOptions database;
 
-    @Option(names = "--held", defaultValue = "1032", description = "jobs one node holds (queueSize + threads)")
-    int held;
+    /** A node at the settings' defaults holds a full queue and a job on every thread. */
+    private static final int DEFAULT_HELD = Integer.parseInt(SettingDefaults.QUEUE_SIZE) + Integer.parseInt(SettingDefaults.THREADS);
+
+    @Option(names = "--held", description = "jobs one node holds (default: queueSize + threads at their defaults, " + "${DEFAULT-VALUE})")
+    int held = DEFAULT_HELD;
 
     @Option(names = "--backlog", defaultValue = "1000000", description = "unlocked jobs beside them")
     int backlog;
@@ -51,8 +56,8 @@ final class RenewalCost implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "25", description = "renewals timed (after 5 untimed)")
     int rounds;
 
-    @Option(names = "--lock-expiry-seconds", defaultValue = "60", description = "lockExpiry; renewal runs every quarter of it")
-    int lockExpirySeconds;
+    @Option(names = "--lock-expiry-seconds", description = "lockExpiry (default: its default, ${DEFAULT-VALUE}); renewal runs every quarter of it")
+    int lockExpirySeconds = (int) Durations.parse("lockExpiry", SettingDefaults.LOCK_EXPIRY).toSeconds();
 
     @Override
     public Integer call() throws Exception {
@@ -78,7 +83,7 @@ final class RenewalCost implements Callable<Integer> {
         List<Long> heldIds = new ArrayList<>();
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("update " + SCHEMA + ".job set locked_by = '" + owner + "',"
-                    + " lock_expires_at = now() + interval '60 s'"
+                    + " lock_expires_at = now() + interval '" + lockExpirySeconds + " s'"
                     + " where id in (select id from " + SCHEMA + ".job order by id limit " + held + ") returning id")) {
                 while (rs.next()) {
                     heldIds.add(rs.getLong(1));

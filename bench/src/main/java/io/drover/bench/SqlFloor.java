@@ -125,7 +125,18 @@ final class SqlFloor {
         Thread.sleep(100);
     }
 
+    /** The PostgreSQL major of the whole project (root pom's embedded binaries, e2e/cluster/env.sh, make bench-deps). */
+    static final String POSTGRES_MAJOR = "15";
+
+    /**
+     * pgbench of the project's PostgreSQL major (15, as the tests', the e2e cluster's and the
+     * floor's server) if installed, else the first on the PATH or of another major.
+     */
     static String pgbench() {
+        File same = new File("/usr/lib/postgresql/" + POSTGRES_MAJOR + "/bin/pgbench");
+        if (same.canExecute()) {
+            return same.getPath();
+        }
         for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (new File(dir, "pgbench").canExecute()) {
                 return new File(dir, "pgbench").getPath();
@@ -140,6 +151,6 @@ final class SqlFloor {
                 }
             }
         }
-        throw new IllegalStateException("pgbench not found (Debian: apt-get install postgresql-15)");
+        throw new IllegalStateException("pgbench not found (Debian: apt-get install postgresql-" + POSTGRES_MAJOR + ")");
     }
 }

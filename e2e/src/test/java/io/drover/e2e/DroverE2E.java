@@ -442,9 +442,9 @@ class DroverE2E {
     /** A cluster for KEDA to scale: small queues, so the due backlog is what waits in the table. */
     ClusterFixture autoscaled(int minReplicas) {
         return cluster(AUTO, 1, 2).set("schema", schema + "_auto").set("queueSize", 8).set("acquirePageSize", 8)
-                .setYaml("autoscaling", ("{enabled: true, minReplicas: %d, maxReplicas: 4, targetBacklogPerNode: 100, "
-                        + "activationBacklog: 0, pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 20s}")
-                        .formatted(minReplicas));
+                .setYaml("autoscaling", "{enabled: true, maxReplicas: 4, targetBacklogPerNode: 100, activationBacklog: 0,"
+                        + " pollingInterval: 5s, cooldownPeriod: 30s, scaleDownStabilizationWindow: 20s}")
+                .set("autoscaling.minReplicas", minReplicas);
     }
 
     int replicas(String name) {
