@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,6 +59,56 @@ class DashboardTest {
         var check = HelmChartTest.run(List.of(TestCluster.binDir().resolve("promtool").toString(), "check", "rules", file.toString()));
         assertThat(check.exit()).as(check.output()).isZero();
         assertThat(check.output()).contains("SUCCESS: " + exprs.size() + " rules found");
+    }
+
+    /**
+     * The rules of Grafana's dashboard-linter that apply to a Prometheus dashboard (the linter
+     * itself is not served by the Go module proxy here): the datasource is a variable, every panel
+     * has a title, a description and a unit, and every rate-like function ranges over
+     * $__rate_interval, so a panel stays right whatever the scrape interval.
+     */
+    @Test
+    void theDashboardPassesTheLintersRules() throws Exception {
+        JsonNode d = new ObjectMapper().readTree(Files.readString(DASHBOARD));
+        JsonNode datasource = d.get("templating").get("list").get(0);
+        assertThat(datasource.get("type").asText()).isEqualTo("datasource");
+        assertThat(datasource.get("query").asText()).isEqualTo("prometheus");
+        Pattern rangeOfRate = Pattern.compile("\\b(rate|irate|increase)\\([^\\[]*\\[([^\\]]*)]");
+        for (JsonNode panel : d.get("panels")) {
+            String title = panel.path("title").asText();
+            assertThat(title).as("panel %s has a title", panel.get("id")).isNotBlank();
+            if (panel.get("type").asText().equals("row")) {
+                continue;
+            }
+            assertThat(panel.path("description").asText()).as("%s: a description", title).isNotBlank();
+            assertThat(panel.path("fieldConfig").path("defaults").path("unit").asText()).as("%s: a unit", title).isNotBlank();
+            for (JsonNode t : panel.get("targets")) {
+                Matcher m = rangeOfRate.matcher(t.get("expr").asText());
+                while (m.find()) {
+                    assertThat(m.group(2)).as("%s: %s", title, m.group()).isEqualTo("$__rate_interval");
+                }
+            }
+        }
+    }
+
+    /** docs/dashboards/ holds the chart's dashboard for users without the chart; byte for byte, as crds/ holds the CRD. */
+    @Test
+    void theDocsCopyIsTheChartsDashboard() throws Exception {
+        Path copy = HelmChartTest.CHART.resolve("../../docs/dashboards/drover-fleet.json");
+        assertThat(Files.readString(copy)).as("docs/dashboards/drover-fleet.json is out of date: cp " + DASHBOARD.getFileName()
+                + " from charts/drover-operator/dashboards/").isEqualTo(Files.readString(DASHBOARD));
+    }
+
+    /** Grafana's sidecar loads the dashboard from a ConfigMap carrying its label, when asked for. */
+    @Test
+    void theChartShipsItForGrafanasSidecarWhenAsked() throws Exception {
+        assertThat(PodMonitorTest.render()).noneMatch(o -> o.getKind().equals("ConfigMap"));
+        var configMap = PodMonitorTest.render("--set", "metrics.grafanaDashboard.enabled=true").stream()
+                .filter(o -> o.getKind().equals("ConfigMap")).findFirst().orElseThrow();
+        assertThat(configMap.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        @SuppressWarnings("unchecked")
+        var data = (java.util.Map<String, String>) configMap.getAdditionalProperties().get("data");
+        assertThat(data.get("drover-fleet.json")).isEqualTo(Files.readString(DASHBOARD).strip());
     }
 
     private static List<String> queries(JsonNode d) {

@@ -39,7 +39,7 @@ class PodMonitorTest {
         assertThat((Map<String, Object>) wide.get("namespaceSelector")).isEqualTo(Map.of("any", true));
     }
 
-    private static List<GenericKubernetesResource> render(String... values) throws Exception {
+    static List<GenericKubernetesResource> render(String... values) throws Exception {
         List<String> command = new ArrayList<>(List.of(TestCluster.binDir().resolve("helm").toString(), "template", "d",
                 HelmChartTest.CHART.toString(), "--namespace", "drover-system", "--kube-version", "1.34.2"));
         command.addAll(Arrays.asList(values));
@@ -52,6 +52,48 @@ class PodMonitorTest {
             }
         }
         return objects;
+    }
+
+    /**
+     * e2e/prometheus/prometheus.yml scrapes as the PodMonitors do, for a Prometheus without its
+     * operator (make run, ObservabilityE2E): what the e2e proves of the alerts and the dashboard
+     * holds for the PodMonitors only while the two select, name and label the same.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void thePlainPrometheusConfigScrapesAsThePodMonitorsDo() throws Exception {
+        List<GenericKubernetesResource> monitors = render("--set", "metrics.podMonitor.enabled=true");
+        Map<String, Object> executors = executorsMonitor(monitors);
+        Map<String, Object> operator = (Map<String, Object>) monitors.stream().filter(o -> o.getKind().equals("PodMonitor")
+                && o.getMetadata().getName().endsWith("-operator")).findFirst().orElseThrow().getAdditionalProperties().get("spec");
+        // Its @NAME@ placeholders (paths and namespaces, filled in by its users) are not YAML until filled.
+        Map<String, Object> config = Serialization.unmarshal(java.nio.file.Files.readString(
+                HelmChartTest.CHART.resolve("../../e2e/prometheus/prometheus.yml")).replaceAll("@[A-Z_]+@", "filled"), Map.class);
+        Map<String, Map<String, Object>> jobs = new java.util.HashMap<>();
+        ((List<Map<String, Object>>) config.get("scrape_configs")).forEach(j -> jobs.put((String) j.get("job_name"), j));
+
+        for (var pair : List.of(Map.entry("drover-executors", executors), Map.entry("drover-operator", operator))) {
+            Map<String, Object> job = jobs.get(pair.getKey());
+            Map<String, Object> monitor = pair.getValue();
+            Map<String, Object> endpoint = ((List<Map<String, Object>>) monitor.get("podMetricsEndpoints")).getFirst();
+            List<Map<String, Object>> relabel = (List<Map<String, Object>>) job.get("relabel_configs");
+            assertThat(job.get("metrics_path")).as(pair.getKey() + ": path").isEqualTo(endpoint.get("path"));
+            assertThat(Boolean.TRUE.equals(job.get("honor_labels"))).as(pair.getKey() + ": honor labels")
+                    .isEqualTo(Boolean.TRUE.equals(endpoint.get("honorLabels")));
+            assertThat(relabel).as(pair.getKey() + ": the port the PodMonitor names")
+                    .contains(keep("__meta_kubernetes_pod_container_port_name", (String) endpoint.get("port")));
+            String name = ((Map<String, String>) ((Map<String, Object>) monitor.get("selector")).get("matchLabels")).get("app.kubernetes.io/name");
+            assertThat(relabel).as(pair.getKey() + ": the pods the PodMonitor selects")
+                    .contains(keep("__meta_kubernetes_pod_label_app_kubernetes_io_name", name));
+            for (Map<String, Object> r : (List<Map<String, Object>>) endpoint.getOrDefault("relabelings", List.of())) {
+                assertThat(relabel).as(pair.getKey() + ": the PodMonitor's relabelling")
+                        .contains(Map.of("source_labels", r.get("sourceLabels"), "target_label", r.get("targetLabel")));
+            }
+        }
+    }
+
+    private static Map<String, Object> keep(String label, String regex) {
+        return Map.of("source_labels", List.of(label), "regex", regex, "action", "keep");
     }
 
     private static List<String> kinds(List<GenericKubernetesResource> objects) {

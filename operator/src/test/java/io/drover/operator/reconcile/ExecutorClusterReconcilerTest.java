@@ -250,6 +250,27 @@ class ExecutorClusterReconcilerTest {
         assertThat(metrics).contains("drover_cluster_nodes_ready{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
                 "drover_cluster_nodes_wanted{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
                 "drover_cluster_bottleneck{drover_cluster=\"status\",namespace=\"" + ns + "\",reason=\"");
+        for (String series : operatorSeriesQueried()) {
+            assertThat(metrics).as(series + ", read by the chart's alerts or dashboard").containsPattern("(?m)^" + series + "\\{");
+        }
+    }
+
+    /** The operator's series (drover_cluster_*) that the chart's alert rules and dashboard read. */
+    private static java.util.Set<String> operatorSeriesQueried() {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        java.nio.file.Path chart = java.nio.file.Path.of(System.getProperty("it.repo.root", "..")).resolve("charts/drover-operator");
+        try {
+            String read = java.nio.file.Files.readString(chart.resolve("templates/prometheusrule.yaml"))
+                    + java.nio.file.Files.readString(chart.resolve("dashboards/drover-fleet.json"));
+            var m = java.util.regex.Pattern.compile("\\b(drover_cluster_[a-z_]+)\\b").matcher(read);
+            while (m.find()) {
+                names.add(m.group(1));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        assertThat(names).as("the chart reads the operator's gauges").isNotEmpty();
+        return names;
     }
 
     @Test
