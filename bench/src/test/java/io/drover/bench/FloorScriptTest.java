@@ -14,7 +14,7 @@ class FloorScriptTest {
         String[] lines = s.pgbench().split("\n");
         assertThat(lines).hasSize(2);
         // Transaction 1: the executor's lockPage, the ids kept for transaction 2.
-        assertThat(lines[0]).startsWith("with locked as (with picked as (select id from floor.job where "
+        assertThat(lines[0]).startsWith("with locked as (with picked as (select ctid from floor.job where "
                         + DUE_AND_UNLOCKED + " order by " + ACQUIRE_ORDER + " limit 3 for update skip locked)")
                 .contains("set locked_by = 'floor-:client_id', lock_expires_at = now() + 60000 * interval")
                 .endsWith(") select coalesce(array_agg(id), '{}') as ids from locked \\gset")

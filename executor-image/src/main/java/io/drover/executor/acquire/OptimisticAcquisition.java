@@ -32,6 +32,10 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     private final long lockExpiryMillis;
     private final ExecutorMetrics metrics;
 
+    /** A due job as read, to be claimed if it is unchanged: where it is (ctid) and which version. */
+    private record Candidate(long id, int version, String ctid) {
+    }
+
     public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
         this.selectCandidates = sql.selectCandidates();
         this.claim = sql.claimCandidate();
@@ -43,13 +47,13 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
 
     @Override
     public Acquisition acquire(Connection c, int max) throws SQLException {
-        List<long[]> candidates = IndexPlans.inTransaction(c, () -> {
-            List<long[]> found = new ArrayList<>(max);
+        List<Candidate> candidates = IndexPlans.inTransaction(c, () -> {
+            List<Candidate> found = new ArrayList<>(max);
             try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
                 ps.setInt(1, max);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        found.add(new long[] {rs.getLong(1), rs.getInt(2)});
+                        found.add(new Candidate(rs.getLong(1), rs.getInt(2), rs.getString(3)));
                     }
                 }
             }
@@ -60,17 +64,18 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
         }
         List<Long> won = new ArrayList<>(candidates.size());
         try (PreparedStatement ps = c.prepareStatement(claim)) {
-            for (long[] candidate : candidates) {
+            for (Candidate candidate : candidates) {
                 ps.setString(1, owner);
                 ps.setLong(2, lockExpiryMillis);
-                ps.setLong(3, candidate[0]);
-                ps.setInt(4, (int) candidate[1]);
+                ps.setString(3, candidate.ctid());
+                ps.setLong(4, candidate.id());
+                ps.setInt(5, candidate.version());
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] > 0) {
-                    won.add(candidates.get(i)[0]);
+                    won.add(candidates.get(i).id());
                 }
             }
         } catch (SQLException e) {

@@ -10,13 +10,18 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * Selects the oldest due, unlocked jobs and locks them for this node in one statement
- * ({@link JobSql#lockPage}), with the plan pinned ({@link IndexPlans}).
+ * ({@link JobSql#lockPage}), with the plan pinned ({@link IndexPlans}), and hands them on in
+ * acquisition order.
  */
 final class PageLocker {
+    /** {@code JobSchema.ACQUIRE_ORDER}: due_at, id. */
+    private static final Comparator<AcquiredJob> ACQUISITION_ORDER =
+            Comparator.comparing(AcquiredJob::dueAt).thenComparingLong(AcquiredJob::id);
     private final String sql;
     private final String owner;
     private final long lockExpiryMillis;
@@ -44,6 +49,10 @@ final class PageLocker {
                     jobs.add(AcquiredJob.from(rs));
                 }
             }
+            // The update returns the page in TID order; the queue takes it in acquisition order
+            // (due, then first-in first-out). Here, not in SQL: an ORDER BY would be a sort, which
+            // the pinned plan disables.
+            jobs.sort(ACQUISITION_ORDER);
             return jobs;
         }
     }
