@@ -14,14 +14,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One packaged executor service ({@code java -jar quarkus-run.jar}) as its own process, kept
- * running the way the kubelet keeps a pod's container running: restarted a second after it
- * exits, and killed and restarted after three failed liveness probes in a row. Nothing else
+ * running the way the kubelet keeps a pod's container running (the operator's probes): restarted
+ * when it exits; liveness probed once its startup probe passed, as Kubernetes does, so a start
+ * slowed by a loaded machine is waited for (up to 3 minutes, the pods' 90 x 2 s) rather than
+ * killed; then killed and restarted after three failed liveness probes in a row. Nothing else
  * helps it: a node that wedges and does not say so stays wedged, and the campaign sees it.
  */
 final class ExecutorNode implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Duration PROBE_EVERY = Duration.ofSeconds(3);
     private static final int PROBE_FAILURES = 3;
+    /** The executor pods' startup probe allows 90 x 2 s; the same time here. */
+    private static final int STARTUP_PROBE_FAILURES = (int) (Duration.ofSeconds(180).toSeconds() / PROBE_EVERY.toSeconds());
 
     private final String label;
     private final List<String> command;
@@ -68,6 +72,7 @@ final class ExecutorNode implements AutoCloseable {
 
     private void supervise() {
         int failures = 0;
+        boolean started = false;
         while (running) {
             try {
                 Thread.sleep(PROBE_EVERY.toMillis());
@@ -83,15 +88,24 @@ final class ExecutorNode implements AutoCloseable {
                 restarts.incrementAndGet();
                 launch();
                 failures = 0;
+                started = false;
                 continue;
             }
             if (!probing) {
                 failures = 0;
                 continue;
             }
-            failures = live() ? 0 : failures + 1;
-            if (failures >= PROBE_FAILURES) {
-                record("failed " + failures + " liveness probes; killing and restarting");
+            if (!started) {
+                started = get("/q/health/started");
+                failures = started ? 0 : failures + 1;
+                if (failures < STARTUP_PROBE_FAILURES) {
+                    continue;
+                }
+            } else {
+                failures = live() ? 0 : failures + 1;
+            }
+            if (failures >= (started ? PROBE_FAILURES : STARTUP_PROBE_FAILURES)) {
+                record("failed " + failures + (started ? " liveness" : " startup") + " probes; killing and restarting");
                 p.destroyForcibly();
                 try {
                     p.waitFor();
@@ -101,6 +115,7 @@ final class ExecutorNode implements AutoCloseable {
                 restarts.incrementAndGet();
                 launch();
                 failures = 0;
+                started = false;
             }
         }
     }
