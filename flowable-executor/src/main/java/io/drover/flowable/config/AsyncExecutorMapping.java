@@ -1,0 +1,153 @@
+package io.drover.flowable.config;
+
+import org.flowable.common.engine.impl.history.HistoryLevel;
+import org.flowable.engine.impl.cfg.ProcessEngineConfigurationImpl;
+import org.flowable.job.service.impl.asyncexecutor.AsyncJobExecutorConfiguration;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The ExecutorCluster settings as Flowable's async executor properties: the one place that
+ * says what each setting means for this engine (docs/engines.md shows the same table).
+ *
+ * <p>Jobs and timers are acquired by two loops in Flowable; each setting applies to both.
+ * Flowable has no SKIP LOCKED acquisition, so that lock mode is refused with the field's name
+ * rather than silently replaced.
+ */
+public final class AsyncExecutorMapping {
+    private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,49}");
+    /** Flowable's LOCK_OWNER_ column is varchar(255). */
+    private static final int MAX_OWNER = 255;
+    private static final Duration LONGEST_SWEEP = Duration.ofSeconds(30);
+
+    private final FlowableSettings s;
+    private final boolean global;
+    private final String owner;
+
+    private AsyncExecutorMapping(FlowableSettings s, boolean global, String owner) {
+        this.s = s;
+        this.global = global;
+        this.owner = owner;
+    }
+
+    /** @throws InvalidSettingsException naming every bad setting */
+    public static AsyncExecutorMapping of(FlowableSettings s) {
+        List<String> problems = new ArrayList<>();
+        boolean global = false;
+        switch (s.lockMode()) {
+            case "Global" -> global = true;
+            case "Optimistic" -> global = false;
+            case "SkipLocked" -> problems.add("lockMode SkipLocked is not available with the Flowable engine (Flowable has no"
+                    + " SKIP LOCKED acquisition): use Global (Flowable's global acquire lock) or Optimistic");
+            default -> problems.add("lockMode must be Global or Optimistic for the Flowable engine, got '" + s.lockMode() + "'");
+        }
+        atLeast(problems, "threads", s.threads(), 1);
+        atLeast(problems, "queueSize", s.queueSize(), 1);
+        atLeast(problems, "acquirePageSize", s.acquirePageSize(), 1);
+        if (s.acquirePageSize() > s.queueSize()) {
+            problems.add("acquirePageSize (" + s.acquirePageSize() + ") must not exceed queueSize (" + s.queueSize() + ")");
+        }
+        atLeast(problems, "maxAttempts", s.maxAttempts(), 1);
+        positive(problems, "acquireInterval", s.acquireInterval());
+        positive(problems, "globalLockWaitTime", s.globalLockWaitTime());
+        positive(problems, "globalLockPollInterval", s.globalLockPollInterval());
+        positive(problems, "globalLockMaxHold", s.globalLockMaxHold());
+        if (s.lockExpiry().compareTo(Duration.ofSeconds(4)) < 0) {
+            problems.add("lockExpiry must be at least 4s, got " + s.lockExpiry());
+        }
+        if (s.retryBackoff().compareTo(Duration.ofSeconds(1)) < 0) {
+            problems.add("retryBackoff must be at least 1s for the Flowable engine (it waits whole seconds), got " + s.retryBackoff());
+        }
+        if (!SCHEMA_NAME.matcher(s.schema()).matches()) {
+            problems.add("schema must be a lower-case PostgreSQL identifier of at most 50 characters, got '" + s.schema() + "'");
+        }
+        try {
+            HistoryLevel.getHistoryLevelForKey(s.flowable().historyLevel());
+        } catch (RuntimeException e) {
+            problems.add("flowable.historyLevel must be none, instance, task, activity, audit or full, got '"
+                    + s.flowable().historyLevel() + "'");
+        }
+        String owner = s.nodeName().orElseGet(AsyncExecutorMapping::hostName);
+        if (owner.isBlank() || owner.length() > MAX_OWNER) {
+            problems.add("nodeName must be 1 to " + MAX_OWNER + " characters, got '" + owner + "'");
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSettingsException(problems);
+        }
+        return new AsyncExecutorMapping(s, global, owner);
+    }
+
+    /** This node's lock owner in Flowable's job tables. */
+    public String owner() {
+        return owner;
+    }
+
+    public boolean globalAcquireLock() {
+        return global;
+    }
+
+    /** Applies the settings to an engine configuration not built yet. */
+    public void applyTo(ProcessEngineConfigurationImpl cfg) {
+        // threads: a fixed pool, as the Drover executor's (Flowable's core and max pool sizes).
+        cfg.setAsyncExecutorCorePoolSize(s.threads());
+        cfg.setAsyncExecutorMaxPoolSize(s.threads());
+        cfg.setAsyncExecutorThreadPoolQueueSize(s.queueSize());
+        // maxAttempts: Flowable's retries count every run, the first included.
+        cfg.setAsyncExecutorNumberOfRetries(s.maxAttempts());
+        // retryBackoff: Flowable waits this long before each retry (no doubling), in whole seconds.
+        cfg.setAsyncFailedJobWaitTime((int) Math.max(1, s.retryBackoff().toSeconds()));
+        cfg.setAsyncExecutorSecondsToWaitOnShutdown(s.shutdownGracePeriod().toSeconds());
+        cfg.setHistory(s.flowable().historyLevel());
+
+        AsyncJobExecutorConfiguration a = cfg.getAsyncExecutorConfiguration();
+        a.setMaxAsyncJobsDuePerAcquisition(s.acquirePageSize());
+        a.setMaxTimerJobsPerAcquisition(s.acquirePageSize());
+        a.setDefaultAsyncJobAcquireWaitTime(s.acquireInterval());
+        a.setDefaultTimerJobAcquireWaitTime(s.acquireInterval());
+        a.setGlobalAcquireLockEnabled(global);
+        a.setAsyncJobsGlobalLockWaitTime(s.globalLockWaitTime());
+        a.setTimerLockWaitTime(s.globalLockWaitTime());
+        a.setAsyncJobsGlobalLockPollRate(s.globalLockPollInterval());
+        a.setTimerLockPollRate(s.globalLockPollInterval());
+        // globalLockMaxHold: how long a holder keeps the lock before the others take it over.
+        a.setAsyncJobsGlobalLockForceAcquireAfter(s.globalLockMaxHold());
+        a.setTimerLockForceAcquireAfter(s.globalLockMaxHold());
+        a.setAsyncJobLockTime(s.lockExpiry());
+        a.setTimerLockTime(s.lockExpiry());
+        // A dead node's jobs are found as the Drover executor finds them: every lockExpiry/2, at
+        // most 30 s (Flowable's default is 1 minute).
+        Duration half = s.lockExpiry().dividedBy(2);
+        a.setResetExpiredJobsInterval(half.compareTo(LONGEST_SWEEP) < 0 ? half : LONGEST_SWEEP);
+        // A stable owner (the pod name) lets a restarted node free the jobs its predecessor held.
+        a.setLockOwner(owner);
+        a.setUnlockOwnedJobs(true);
+    }
+
+    private static void atLeast(List<String> problems, String name, int value, int min) {
+        if (value < min) {
+            problems.add(name + " must be at least " + min + ", got " + value);
+        }
+    }
+
+    private static void positive(List<String> problems, String name, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            problems.add(name + " must be positive, got " + value);
+        }
+    }
+
+    private static String hostName() {
+        String env = System.getenv("HOSTNAME");
+        if (env != null && !env.isBlank()) {
+            return env;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
+        } catch (Exception e) {
+            return "flowable-" + ProcessHandle.current().pid();
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.drover.flowable.engine;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.flowable.common.engine.api.delegate.event.FlowableEngineEventType;
+import org.flowable.common.engine.api.delegate.event.FlowableEntityEvent;
+import org.flowable.common.engine.api.delegate.event.FlowableEvent;
+import org.flowable.common.engine.api.delegate.event.FlowableEventListener;
+import org.flowable.job.api.JobInfo;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Counts the jobs this node ran, by job handler type and outcome, as the Drover executor's
+ * {@code drover_jobs_executed_total} does (outcome {@code succeeded} or {@code failed}: Flowable
+ * decides after the run whether a failure is retried or dead-lettered), so the dashboard's
+ * throughput panels read both engines alike.
+ */
+final class JobOutcomes implements FlowableEventListener {
+    private final MeterRegistry registry;
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+    JobOutcomes(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void onEvent(FlowableEvent event) {
+        String outcome;
+        if (event.getType() == FlowableEngineEventType.JOB_EXECUTION_SUCCESS) {
+            outcome = "succeeded";
+        } else if (event.getType() == FlowableEngineEventType.JOB_EXECUTION_FAILURE) {
+            outcome = "failed";
+        } else {
+            return;
+        }
+        String type = "unknown";
+        if (event instanceof FlowableEntityEvent entity && entity.getEntity() instanceof JobInfo job && job.getJobHandlerType() != null) {
+            type = job.getJobHandlerType();
+        }
+        String t = type;
+        counters.computeIfAbsent(t + "/" + outcome, k -> Counter.builder("drover.jobs.executed").tag("type", t).tag("outcome", outcome)
+                .description("Jobs run by this node, by type and outcome").register(registry)).increment();
+    }
+
+    @Override
+    public boolean isFailOnException() {
+        return false; // a metric must never fail a job
+    }
+
+    @Override
+    public boolean isFireOnTransactionLifecycleEvent() {
+        return false;
+    }
+
+    @Override
+    public String getOnTransaction() {
+        return null;
+    }
+}
