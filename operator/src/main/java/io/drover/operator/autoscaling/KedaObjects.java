@@ -3,6 +3,7 @@ package io.drover.operator.autoscaling;
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.resources.ExecutorConfigMap;
 import io.drover.operator.resources.KubeDurations;
@@ -48,7 +49,10 @@ public final class KedaObjects {
         // check the server against the CA file KEDA's own pod names in PGSSLROOTCERT (pgx reads
         // it; the trigger has no field for it): docs/security.md says how to mount the bundle.
         md.put("sslmode", ExecutorConfigMap.sslMode(db));
-        md.put("query", BacklogQuery.sql(ec.getSpec().schema, a, ec.getSpec().threads == null ? Integer.parseInt(SettingDefaults.THREADS) : ec.getSpec().threads));
+        int threads = ec.getSpec().threads == null ? Integer.parseInt(SettingDefaults.THREADS) : ec.getSpec().threads;
+        md.put("query", ec.getSpec().engine == Engine.Flowable
+                ? FlowableBacklogQuery.sql(ec.getSpec().schema, a, threads)
+                : BacklogQuery.sql(ec.getSpec().schema, a, threads));
         md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
         md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));
         trigger.put("metadata", md);

@@ -22,6 +22,18 @@ public interface OperatorConfig {
     String executorImagePullPolicy();
 
     /**
+     * Image of the Flowable engine's nodes (spec.engine Flowable) when an ExecutorCluster names
+     * none: the reference flowable-executor released with this operator.
+     */
+    @WithDefault("localhost/flowable-executor:0.1.0")
+    String flowableImage();
+
+    /** The default image of a cluster's engine. */
+    default String defaultImage(io.drover.operator.api.v1alpha1.Engine engine) {
+        return engine == io.drover.operator.api.v1alpha1.Engine.Flowable ? flowableImage() : executorImage();
+    }
+
+    /**
      * Images an ExecutorCluster may name in spec.image: exact references, repositories (any tag
      * or digest), or prefixes ending in '/'. Unset: any image (ImagePolicy).
      */

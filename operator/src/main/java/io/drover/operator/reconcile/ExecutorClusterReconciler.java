@@ -1,6 +1,7 @@
 package io.drover.operator.reconcile;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.config.OperatorConfig;
@@ -141,7 +142,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         apply(ec, client, configMap);
         // The generated tokens' version joins the roll hash: deleting <name>-api to rotate them
         // gives new tokens and rolls the executors onto them.
-        String generatedTokens = ec.getSpec().apiTokenSecret == null ? ensureApiTokens(ec, client) : "";
+        // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
+        String generatedTokens = ec.getSpec().apiTokenSecret == null && ec.getSpec().engine != Engine.Flowable ? ensureApiTokens(ec, client) : "";
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
@@ -199,7 +201,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      */
     private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current,
                                           String configHash, String settingsHash, String secretsHash, int replicas) {
-        StatefulSet desired = ExecutorStatefulSet.build(ec, config.executorImage(), config.executorImagePullPolicy(),
+        StatefulSet desired = ExecutorStatefulSet.build(ec, config.defaultImage(ec.getSpec().engine), config.executorImagePullPolicy(),
                 configHash, replicas);
         String specHash = ReferencedSecrets.sha256(String.valueOf(desired.getSpec().toBuilder().withReplicas(0).build()));
         Map<String, String> annotations = desired.getMetadata().getAnnotations();
@@ -300,7 +302,12 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                                                   KubernetesClient client) {
         List<Pod> clusterPods = podsOf(ec, sts);
         ClusterStatus.Findings found = findings.withPods(PodProblems.find(clusterPods));
-        if (sts != null) {
+        if (sts != null && ec.getSpec().engine == Engine.Flowable) {
+            // Flowable's executor has no figures endpoint: its nodes serve metrics only.
+            found = found.withFigures(null, new Bottleneck.Diagnosis("Unknown", "NotReported",
+                    "The Flowable engine reports no figures to diagnose; its nodes' metrics (drover_jobs_executed_total,"
+                            + " drover_threads_busy, drover_queue_depth) show its throughput and load"));
+        } else if (sts != null) {
             // Live figures from the executors themselves (never the database), and what they show.
             FleetFigures.Snapshot snapshot = fleet.observe(ec.getMetadata().getUid(), scraper.read(clusterPods), Instant.now());
             var spec = ec.getSpec();

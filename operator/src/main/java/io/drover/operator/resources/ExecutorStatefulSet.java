@@ -1,5 +1,6 @@
 package io.drover.operator.resources;
 
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.operator.api.v1alpha1.SecretKeyRef;
@@ -124,7 +125,9 @@ public final class ExecutorStatefulSet {
         env.add(secretEnv("QUARKUS_DATASOURCE_USERNAME", creds.name, creds.usernameKeyOrDefault()));
         env.add(secretEnv("QUARKUS_DATASOURCE_PASSWORD", creds.name, creds.passwordKeyOrDefault()));
         SecretKeyRef token = spec.apiTokenSecret;
-        if (token != null) {
+        if (spec.engine == Engine.Flowable) {
+            // The Flowable executor serves no job API: no token to hand it.
+        } else if (token != null) {
             env.add(secretEnv("DROVER_API_TOKEN", token.name, token.key));
         } else {
             env.add(secretEnv("DROVER_API_TOKEN", Names.apiTokens(ec), ApiTokens.TOKEN_KEY));

@@ -1,6 +1,7 @@
 package io.drover.operator.api;
 
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
@@ -94,6 +95,17 @@ class ExecutorClusterSchemaTest {
             jvmOptions: -Dcom.sun.management.jmxremote.port=9010 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g -XX:+StartAttachListener | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g $(QUARKUS_DATASOURCE_PASSWORD) | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            engine: Camunda                             | spec.engine: Unsupported value: "Camunda": supported values: "Drover", "Flowable"
+            engine: Flowable                            | spec.lockMode: Invalid value: "object": lockMode SkipLocked is not available with engine Flowable
+            engine: Flowable\\nlockMode: SkipLocked      | spec.lockMode: Invalid value: "object": lockMode SkipLocked is not available with engine Flowable
+            engine: Flowable\\nlockMode: Global\\nmaxCrashes: 2 | spec.maxCrashes: Invalid value: "object": not available with engine Flowable, which has no equivalent: maxCrashes
+            engine: Flowable\\nlockMode: Global\\nvirtualThreads: true | spec.virtualThreads: Invalid value: "object": not available with engine Flowable
+            engine: Flowable\\nlockMode: Global\\njobTimeout: 1m | spec.jobTimeout: Invalid value: "object": not available with engine Flowable
+            engine: Flowable\\nlockMode: Global\\njobTimeouts: {a: 1m} | spec.jobTimeouts: Invalid value: "object": not available with engine Flowable
+            engine: Flowable\\nlockMode: Global\\ncompletionBatchSize: 10 | spec.completionBatchSize: Invalid value: "object": not available with engine Flowable
+            engine: Flowable\\nlockMode: Global\\nretryBackoffMax: 1m | spec.retryBackoffMax: Invalid value: "object": not available with engine Flowable
+            engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
+            engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -101,6 +113,28 @@ class ExecutorClusterSchemaTest {
                 .isInstanceOf(KubernetesClientException.class)
                 .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
                 .hasMessageContaining(expected);
+    }
+
+    /** The Flowable engine takes the settings it maps (docs/engines.md) and Drover is the default engine. */
+    @Test
+    void flowableTakesTheSettingsItMaps() {
+        ExecutorCluster ec = Clusters.create(client, namespace, Clusters.yaml("flowable", """
+                engine: Flowable
+                lockMode: Global
+                threads: 16
+                queueSize: 512
+                acquirePageSize: 256
+                globalLockWaitTime: 30s
+                globalLockPollInterval: 100ms
+                globalLockMaxHold: 1m
+                lockExpiry: 5m
+                maxAttempts: 5
+                retryBackoff: 10s
+                shutdownGracePeriod: 1m
+                acquireInterval: 2s
+                """));
+        assertThat(ec.getSpec().engine).isEqualTo(Engine.Flowable);
+        assertThat(Clusters.create(client, namespace, Clusters.yaml("default-engine", "")).getSpec().engine).isEqualTo(Engine.Drover);
     }
 
     @Test

@@ -52,6 +52,29 @@ class BacklogQueryTest {
         assertThat(shown).as("docs/autoscaling.md's query, whitespace aside").isEqualTo(written);
     }
 
+    /**
+     * A Flowable fleet is scaled on what Flowable's own acquisition takes (its Job.xml and
+     * TimerJob.xml predicates, written out here: they are Flowable's, not ours): runnable jobs no
+     * node holds, due timers no node holds, and the jobs nodes run.
+     */
+    @Test
+    void aFlowableFleetCountsFlowablesJobsAndDueTimers() throws Exception {
+        String sql = FlowableBacklogQuery.sql("bpm", scaling(5, 500, 10), 8);
+        assertThat(sql).isEqualTo("select (select count(*) from (select 1 from bpm.act_ru_job where lock_exp_time_ is null"
+                + " and scope_type_ is null limit 2501) as due)"
+                + " + (select count(*) from (select 1 from bpm.act_ru_timer_job where duedate_ <= now()"
+                + " and lock_owner_ is null limit 2501) as timers)"
+                + " + (select coalesce(sum(least(n, 8)), 0) from (select count(*) as n from bpm.act_ru_job"
+                + " where lock_owner_ is not null group by lock_owner_) as held)");
+        String doc = Files.readString(Path.of(System.getProperty("it.repo.root", "..")).resolve("docs/engines.md"));
+        Matcher block = Pattern.compile("```sql\\n(.*?)```", Pattern.DOTALL).matcher(doc);
+        assertThat(block.find()).as("docs/engines.md has the query in a sql block").isTrue();
+        String shown = block.group(1).replaceAll("\\s+", " ").trim();
+        String written = FlowableBacklogQuery.sql("SCHEMA", scaling(1, 1, 0), 12345)
+                .replace("SCHEMA.", "<schema>.").replace("limit 2)", "limit <cap>)").replace("12345", "<threads>");
+        assertThat(shown).as("docs/engines.md's query, whitespace aside").isEqualTo(written);
+    }
+
     private static AutoscalingSpec scaling(int maxReplicas, int targetBacklogPerNode, int activationBacklog) {
         AutoscalingSpec a = new AutoscalingSpec();
         a.maxReplicas = maxReplicas;

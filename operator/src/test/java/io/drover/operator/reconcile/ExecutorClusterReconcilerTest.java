@@ -3,6 +3,7 @@ package io.drover.operator.reconcile;
 import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.autoscaling.BacklogQuery;
+import io.drover.operator.autoscaling.FlowableBacklogQuery;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.Conditions;
@@ -595,6 +596,44 @@ class ExecutorClusterReconcilerTest {
         }
         assertThat(events("crash", "TestRepeat")).singleElement()
                 .satisfies(e -> assertThat(e.getSeries().getCount()).isEqualTo(3));
+    }
+
+    /**
+     * A Flowable cluster: the Flowable executor image by default, the same settings under the
+     * same names in its ConfigMap, KEDA counting Flowable's job tables, and a Bottleneck that
+     * says this engine reports no figures.
+     */
+    @Test
+    @Order(13)
+    void aFlowableClusterRunsTheFlowableExecutor() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("bpm", """
+                engine: Flowable
+                lockMode: Global
+                schema: flowable
+                threads: 16
+                queueSize: 256
+                autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 3, targetBacklogPerNode: 500}
+                """));
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("bpm").get());
+        assertThat(sts.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage())
+                .isEqualTo("localhost/flowable-executor:0.1.0");
+        ConfigMap cm = await("ConfigMap", () -> client.configMaps().inNamespace(ns).withName(sts.getSpec().getTemplate().getSpec()
+                .getContainers().getFirst().getEnvFrom().getFirst().getConfigMapRef().getName()).get());
+        assertThat(cm.getData()).containsEntry("DROVER_LOCKMODE", "Global").containsEntry("DROVER_THREADS", "16")
+                .containsEntry("DROVER_QUEUESIZE", "256").containsEntry("DROVER_SCHEMA", "flowable");
+        GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "bpm"));
+        Map<String, Object> trigger = map(((java.util.List<?>) map(so.getAdditionalProperties().get("spec")).get("triggers")).get(0));
+        var applied = client.resources(ExecutorCluster.class).inNamespace(ns).withName("bpm").get().getSpec();
+        assertThat((String) map(trigger.get("metadata")).get("query"))
+                .isEqualTo(FlowableBacklogQuery.sql("flowable", applied.autoscaling, applied.threads));
+        assertThat(sts.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .as("no API token: the Flowable executor serves no job API").noneMatch(e -> e.getName().startsWith("DROVER_API"));
+        assertThat(client.secrets().inNamespace(ns).withName("bpm-api").get()).isNull();
+        ExecutorCluster ec = awaitCondition("bpm", Conditions.BOTTLENECK, "Unknown", "NotReported");
+        assertThat(condition(ec, Conditions.BOTTLENECK).getMessage()).contains("Flowable engine reports no figures");
+        client.resources(ExecutorCluster.class).inNamespace(ns).withName("bpm").delete();
     }
 
     private io.fabric8.kubernetes.api.model.events.v1.Event awaitEvent(String cluster, String reason) {

@@ -44,7 +44,30 @@ import java.util.Map;
         message = "queueSize must not exceed autoscaling.targetBacklogPerNode: jobs queued on a node are held, so the backlog"
                 + " KEDA sees does not count them, and a node could hide more than a node's worth of work from the autoscaler",
         fieldPath = ".queueSize")
+@ValidationRule(value = "self.engine != 'Flowable' || self.lockMode != 'SkipLocked'",
+        message = "lockMode SkipLocked is not available with engine Flowable (Flowable has no SKIP LOCKED acquisition):"
+                + " use Global (Flowable's global acquire lock) or Optimistic", fieldPath = ".lockMode")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.virtualThreads)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "virtualThreads", fieldPath = ".virtualThreads")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoffMax)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "retryBackoffMax (it waits retryBackoff before every retry)", fieldPath = ".retryBackoffMax")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.completionBatchSize)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "completionBatchSize", fieldPath = ".completionBatchSize")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.jobTimeout)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "jobTimeout", fieldPath = ".jobTimeout")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.jobTimeouts)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "jobTimeouts", fieldPath = ".jobTimeouts")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.maxCrashes)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "maxCrashes", fieldPath = ".maxCrashes")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) >= duration('1s')",
+        message = "retryBackoff must be at least 1s with engine Flowable (Flowable waits whole seconds)", fieldPath = ".retryBackoff")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.apiTokenSecret)",
+        message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "apiTokenSecret (the Flowable executor serves no job API: start processes through Flowable)",
+        fieldPath = ".apiTokenSecret")
 public class ExecutorClusterSpec {
+    /** The start of the message of each Drover setting the Flowable engine has no equivalent for (docs/engines.md). */
+    static final String FLOWABLE_HAS_NO = "not available with engine Flowable, which has no equivalent: ";
+
     /**
      * JVM options an ExecutorCluster author may set: an allow-list, since the JVM reads far more
      * than a deny-list can keep up with (agents, JMX remote, -XX:OnError commands, option files,
@@ -87,8 +110,13 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("Image pull policy of the executor container: Always, IfNotPresent or Never.")
     public String imagePullPolicy;
 
+    @Default("Drover")
+    @JsonPropertyDescription("The job engine the nodes run: Drover (its own job table) or Flowable (Flowable's async executor"
+            + " over a Flowable process engine's job tables, the settings mapped onto Flowable's: docs/engines.md).")
+    public Engine engine;
+
     @Default(SettingDefaults.LOCK_MODE)
-    @JsonPropertyDescription("How nodes coordinate acquisition: Global (one node acquires at a time), Optimistic (version-checked claims), SkipLocked (FOR UPDATE SKIP LOCKED).")
+    @JsonPropertyDescription("How nodes coordinate acquisition: Global (one node acquires at a time), Optimistic (version-checked claims), SkipLocked (FOR UPDATE SKIP LOCKED; engine Drover only).")
     public LockMode lockMode;
 
     @Default(SettingDefaults.THREADS)
