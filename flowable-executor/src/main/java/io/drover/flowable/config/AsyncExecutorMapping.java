@@ -100,6 +100,7 @@ public final class AsyncExecutorMapping {
         cfg.setAsyncExecutorNumberOfRetries(s.maxAttempts());
         // retryBackoff: Flowable waits this long before each retry (no doubling), in whole seconds.
         cfg.setAsyncFailedJobWaitTime((int) Math.max(1, s.retryBackoff().toSeconds()));
+        cfg.setDefaultFailedJobWaitTime((int) Math.max(1, s.retryBackoff().toSeconds())); // timers' retries
         cfg.setAsyncExecutorSecondsToWaitOnShutdown(s.shutdownGracePeriod().toSeconds());
         cfg.setHistory(s.flowable().historyLevel());
 
@@ -139,10 +140,16 @@ public final class AsyncExecutorMapping {
         }
     }
 
+    /**
+     * The pod name, with its namespace when the pod says it (POD_NAMESPACE, set by the operator):
+     * two clusters of the same name in two namespaces may share a schema, and a node frees the
+     * jobs of its own owner at start-up.
+     */
     private static String hostName() {
         String env = System.getenv("HOSTNAME");
         if (env != null && !env.isBlank()) {
-            return env;
+            String namespace = System.getenv("POD_NAMESPACE");
+            return namespace == null || namespace.isBlank() ? env : namespace + "/" + env;
         }
         try {
             return InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();

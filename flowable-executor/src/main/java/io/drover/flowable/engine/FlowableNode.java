@@ -1,8 +1,10 @@
 package io.drover.flowable.engine;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.FlowablePool;
 import io.drover.flowable.config.AsyncExecutorMapping;
 import io.drover.flowable.config.FlowableSettings;
+import io.drover.flowable.config.InvalidSettingsException;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Quarkus;
@@ -10,34 +12,46 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.flowable.engine.ProcessEngine;
 import org.flowable.engine.impl.cfg.ProcessEngineConfigurationImpl;
 import org.flowable.engine.impl.cfg.StandaloneProcessEngineConfiguration;
+import org.flowable.job.service.impl.asyncexecutor.AbstractAsyncExecutor;
 import org.flowable.job.service.impl.asyncexecutor.AsyncExecutor;
 import org.flowable.job.service.impl.asyncexecutor.AsyncJobExecutorConfiguration;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One node of a Flowable fleet: a process engine on the cluster's database whose async
  * executor runs with the ExecutorCluster's settings ({@link AsyncExecutorMapping}).
  *
- * <p>Start-up is retried while the database is away, for {@code startupTimeout}, as the Drover
- * executor's: the pod is alive but not ready meanwhile. Creating or upgrading Flowable's schema
- * is done under an advisory lock, so a fleet starting at once does not race on it. Stop lets the
- * jobs this node holds finish before the engine closes ({@link #stop}).
+ * <p>Start-up is retried while the database cannot be reached, for {@code startupTimeout}, as
+ * the Drover executor's: the pod is alive but not ready meanwhile. Anything else that stops it
+ * (a model that does not parse, a delegate missing, permission denied, a wrong password) ends the
+ * process at once with the cause: no retry can fix it. Creating or upgrading Flowable's schema is
+ * done under an advisory lock, so a fleet starting at once does not race on it.
+ *
+ * <p>Running, it renews the locks of the jobs it holds ({@link LockRenewal}: Flowable does not)
+ * and watches its acquisition loops ({@link AcquisitionWatch}) for its liveness. Stop lets the
+ * jobs it acquired finish before the engine closes ({@link #stop}).
  */
 @ApplicationScoped
 public class FlowableNode {
     private static final Logger LOG = Logger.getLogger(FlowableNode.class);
     /** pg_advisory_lock key of the schema's creation: "flowable" in ASCII. */
     private static final long SCHEMA_LOCK = 0x666c6f7761626c65L;
+    /** SQLSTATE classes of a database that is away or busy, worth waiting for; anything else is final. */
+    private static final Set<String> TRANSIENT_SQL_STATES = Set.of("08", "53", "57", "40");
 
     /** What the node is doing, for its health checks. */
     public enum State { STARTING, RUNNING, STOPPING, FAILED }
@@ -45,23 +59,35 @@ public class FlowableNode {
     private final FlowableSettings settings;
     private final AgroalDataSource dataSource;
     private final MeterRegistry registry;
+    private final int poolSize;
     private final AtomicReference<State> state = new AtomicReference<>(State.STARTING);
+    private final Instant started = Instant.now();
     private volatile String waitingFor = "starting";
     private volatile ProcessEngine engine;
     private volatile MeteredTaskExecutor jobThreads;
     private volatile AsyncExecutorMapping mapping;
     private volatile AsyncJobExecutorConfiguration executorConfiguration;
+    private volatile AcquisitionWatch watch;
+    private volatile LockRenewal renewal;
     private volatile Thread starter;
 
-    public FlowableNode(FlowableSettings settings, AgroalDataSource dataSource, MeterRegistry registry) {
+    public FlowableNode(FlowableSettings settings, AgroalDataSource dataSource, MeterRegistry registry,
+                        @ConfigProperty(name = "quarkus.datasource.jdbc.max-size") int poolSize) {
         this.settings = settings;
         this.dataSource = dataSource;
         this.registry = registry;
+        this.poolSize = poolSize;
     }
 
     void onStart(@Observes StartupEvent event) {
         // Bad settings end the process at once, naming each: no retry can fix them.
         mapping = AsyncExecutorMapping.of(settings);
+        if (poolSize < FlowablePool.minimumFor(settings.threads())) {
+            throw new InvalidSettingsException(List.of("the database pool (database.maxPoolSize, QUARKUS_DATASOURCE_JDBC_MAX_SIZE = "
+                    + poolSize + ") must hold at least threads + " + FlowablePool.SPARE_CONNECTIONS + " = "
+                    + FlowablePool.minimumFor(settings.threads()) + " connections for the Flowable engine: each running job holds one"));
+        }
+        watch = new AcquisitionWatch(registry);
         Gauge.builder("drover.threads", () -> settings.threads()).description("Worker threads of this node").register(registry);
         Gauge.builder("drover.threads.busy", this, n -> n.jobThreads == null ? 0 : n.jobThreads.busyThreads())
                 .description("Worker threads running a job").register(registry);
@@ -72,18 +98,21 @@ public class FlowableNode {
     }
 
     private void startWithRetries() {
-        Instant deadline = Instant.now().plus(settings.startupTimeout());
+        Instant deadline = started.plus(settings.startupTimeout());
         Duration backoff = Duration.ofMillis(500);
         while (state.get() == State.STARTING) {
             try {
                 start();
                 return;
-            } catch (SQLException | RuntimeException e) {
+            } catch (Throwable e) {
                 Throwable cause = rootCause(e);
+                if (!databaseAway(e)) {
+                    fail("The Flowable engine cannot start: " + cause, e);
+                    return;
+                }
                 if (Instant.now().isAfter(deadline)) {
-                    LOG.errorf("The Flowable engine could not start within startupTimeout %s: %s", settings.startupTimeout(), cause);
-                    state.set(State.FAILED);
-                    Quarkus.asyncExit(1);
+                    fail("The Flowable engine could not reach its database within startupTimeout " + settings.startupTimeout()
+                            + ": " + cause, null);
                     return;
                 }
                 waitingFor = "the database: " + cause.getMessage();
@@ -108,30 +137,65 @@ public class FlowableNode {
         cfg.setEngineName("drover-" + mapping.owner());
         cfg.setClassLoader(ProcessFiles.classLoader(settings.flowable().processesDir(), getClass().getClassLoader()));
         mapping.applyTo(cfg);
-        executorConfiguration = cfg.getAsyncExecutorConfiguration();
-        jobThreads = new MeteredTaskExecutor(cfg.getAsyncExecutorTaskExecutorConfiguration());
-        jobThreads.start();
-        cfg.setAsyncTaskExecutor(jobThreads);
+        MeteredTaskExecutor threads = new MeteredTaskExecutor(cfg.getAsyncExecutorTaskExecutorConfiguration());
+        threads.start();
+        cfg.setAsyncTaskExecutor(threads);
         cfg.setAsyncExecutorActivate(false); // started below, once the models are deployed
-        cfg.setEventListeners(java.util.List.of(new JobOutcomes(registry)));
+        cfg.setEventListeners(List.of(new JobOutcomes(registry)));
 
         waitingFor = "Flowable's schema " + schema;
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            // One node at a time creates or upgrades the schema; the others wait, then find it done.
-            s.execute("select pg_advisory_lock(" + SCHEMA_LOCK + ")");
-            try {
-                s.execute("create schema if not exists " + schema);
-                engine = cfg.buildProcessEngine();
-                waitingFor = "deploying the process models";
-                ProcessFiles.deploy(engine.getRepositoryService(), settings.flowable().processesDir());
-            } finally {
-                s.execute("select pg_advisory_unlock(" + SCHEMA_LOCK + ")");
+        ProcessEngine built = null;
+        try {
+            // One node at a time creates or upgrades the schema (a pooled connection holds the lock
+            // while the engine builds on others: the pool holds threads + 8); the others wait,
+            // then find it done. The schema is created only if missing: CREATE needs a right on
+            // the database that a role owning an existing schema may not have.
+            try (Connection lock = dataSource.getConnection(); Statement s = lock.createStatement()) {
+                s.execute("select pg_advisory_lock(" + SCHEMA_LOCK + ")");
+                try {
+                    try (var rs = s.executeQuery("select 1 from pg_namespace where nspname = '" + schema + "'")) {
+                        if (!rs.next()) {
+                            s.execute("create schema if not exists " + schema);
+                        }
+                    }
+                    built = cfg.buildProcessEngine();
+                    waitingFor = "deploying the process models";
+                    ProcessFiles.deploy(built.getRepositoryService(), settings.flowable().processesDir());
+                } finally {
+                    s.execute("select pg_advisory_unlock(" + SCHEMA_LOCK + ")");
+                }
+            }
+            AsyncExecutor executor = built.getProcessEngineConfiguration().getAsyncExecutor();
+            if (executor instanceof AbstractAsyncExecutor watched) {
+                watched.setAsyncJobsDueLifecycleListener(watch.jobs());
+                watched.setTimerLifecycleListener(watch.timers());
+            }
+            jobThreads = threads;
+            executorConfiguration = cfg.getAsyncExecutorConfiguration();
+            engine = built;
+            if (!state.compareAndSet(State.STARTING, State.RUNNING)) {
+                return; // stopping meanwhile: stop() closes it
+            }
+            if (settings.enabled()) {
+                renewal = new LockRenewal(dataSource, schema, mapping.owner(), settings.lockExpiry());
+                watch.reset();
+                executor.start();
+            }
+            built = null; // kept
+        } finally {
+            if (built != null) { // an attempt that failed after building: do not leak its engine
+                try {
+                    built.close();
+                } catch (RuntimeException ignored) {
+                    // the next attempt builds another
+                }
+                try {
+                    threads.drain(Duration.ZERO);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
-        if (settings.enabled()) {
-            engine.getProcessEngineConfiguration().getAsyncExecutor().start();
-        }
-        state.set(State.RUNNING);
         waitingFor = null;
         LOG.infof("Flowable node %s running: lockMode %s, threads %d, queueSize %d, acquirePageSize %d, schema %s%s",
                 mapping.owner(), settings.lockMode(), settings.threads(), settings.queueSize(), settings.acquirePageSize(),
@@ -143,13 +207,19 @@ public class FlowableNode {
      * shutdownGracePeriod, then closes the engine. Flowable's own close would unlock the node's
      * jobs while they still run, so one finishing afterwards fails and runs again; here nothing
      * this node acquired is handed back while it may still run. Jobs that outlive the grace
-     * period keep their locks, freed by this pod's next start (same name) or by lock expiry.
+     * period keep their locks: this pod's next start (same name) frees its async jobs, and lock
+     * expiry the rest.
      */
     void stop(@Observes ShutdownEvent event) {
-        state.set(State.STOPPING);
+        State was = state.getAndSet(State.STOPPING);
         Thread s = starter;
-        if (s != null) {
+        if (s != null && was == State.STARTING) {
             s.interrupt();
+            try {
+                s.join(Duration.ofSeconds(10));
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         ProcessEngine e = engine;
         if (e == null) {
@@ -169,6 +239,11 @@ public class FlowableNode {
             Thread.currentThread().interrupt();
         } catch (RuntimeException failure) {
             LOG.warnf("Stopping the async executor: %s", failure.toString());
+        } finally {
+            LockRenewal r = renewal;
+            if (r != null) {
+                r.close(); // after the drain: a job still running keeps its lock meanwhile
+            }
         }
         try {
             e.close();
@@ -195,9 +270,65 @@ public class FlowableNode {
         return executor != null && executor.isActive();
     }
 
+    /**
+     * Why the node cannot work, or null: it failed; it has been starting for longer than
+     * startupTimeout; or its async executor stopped, or one of its acquisition loops has not
+     * turned for longer than any legitimate wait (a global lock wait, an idle interval and a
+     * database call bounded by lockExpiry, twice, plus 30 s), as the Drover executor's stall
+     * timeout reckons.
+     */
+    public String cannotWork() {
+        return switch (state.get()) {
+            case FAILED -> "failed to start";
+            case STOPPING -> null;
+            case STARTING -> Instant.now().isAfter(started.plus(settings.startupTimeout()).plusSeconds(30))
+                    ? "still starting after startupTimeout " + settings.startupTimeout() : null;
+            case RUNNING -> {
+                if (!settings.enabled()) {
+                    yield null;
+                }
+                if (!executorActive()) {
+                    yield "the async executor stopped";
+                }
+                Duration stalled = watch.stalledFor();
+                yield stalled.compareTo(stallTimeout()) > 0 ? "an acquisition loop has not turned for " + stalled.toSeconds() + " s" : null;
+            }
+        };
+    }
+
+    Duration stallTimeout() {
+        Duration longest = settings.globalLockWaitTime().compareTo(settings.acquireInterval()) > 0
+                ? settings.globalLockWaitTime() : settings.acquireInterval();
+        return longest.plus(settings.lockExpiry()).multipliedBy(2).plusSeconds(30);
+    }
+
     /** The running engine, for the bench and tests; null until started. */
     public ProcessEngine engine() {
         return engine;
+    }
+
+    private void fail(String message, Throwable e) {
+        state.set(State.FAILED);
+        if (e == null) {
+            LOG.error(message);
+        } else {
+            LOG.error(message, e);
+        }
+        Quarkus.asyncExit(1);
+    }
+
+    /** The database cannot be reached or is busy: worth waiting for. */
+    private static boolean databaseAway(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                return state == null || state.length() < 2 || TRANSIENT_SQL_STATES.contains(state.substring(0, 2));
+            }
+            if (c instanceof IOException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Throwable rootCause(Throwable t) {

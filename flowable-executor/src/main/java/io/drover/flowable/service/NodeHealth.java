@@ -12,8 +12,9 @@ import org.eclipse.microprofile.health.Readiness;
  * The same probes as the Drover executor's, so the operator runs both engines' pods alike.
  * Readiness: the engine is built on its schema and, unless disabled, its async executor runs
  * (a starting node says what it waits for; a database outage makes it unready, not dead).
- * Liveness: a node whose async executor stopped on its own (it is not stopping) cannot work and
- * says so, to be restarted.
+ * Liveness: a node that cannot work says so, to be restarted: it failed to start, or is still
+ * starting after startupTimeout, or its async executor stopped, or an acquisition loop stopped
+ * turning ({@link FlowableNode#cannotWork}).
  */
 @ApplicationScoped
 public class NodeHealth {
@@ -38,10 +39,10 @@ public class NodeHealth {
     @Liveness
     HealthCheck live() {
         return () -> {
-            HealthCheckResponseBuilder r = HealthCheckResponse.named("flowable-async-executor");
-            boolean dead = node.state() == FlowableNode.State.FAILED
-                    || node.state() == FlowableNode.State.RUNNING && !node.executorActive();
-            return r.status(!dead).withData("state", node.state().name()).build();
+            String cannot = node.cannotWork();
+            HealthCheckResponseBuilder r = HealthCheckResponse.named("flowable-async-executor")
+                    .status(cannot == null).withData("state", node.state().name());
+            return cannot == null ? r.build() : r.withData("cannotWork", cannot).build();
         };
     }
 }

@@ -66,6 +66,54 @@ class FlowableNodeTest {
                 .body(containsString("drover_queue_capacity"));
     }
 
+    /**
+     * Flowable never renews a lock: a job queued and run longer than lockExpiry (4 s here) would be
+     * reset by the expired-job sweep (every 2 s) and run a second time beside the first. The node
+     * renews its locks, so each of these 9 s jobs runs once, and its lock moves forward meanwhile.
+     */
+    @Test
+    void locksOfLongJobsAreRenewedSoTheyRunOnce() throws Exception {
+        ProcessEngine engine = awaitEngine();
+        double before = executed("succeeded") + executed("failed");
+        var runtime = engine.getRuntimeService();
+        var ids = java.util.List.of(runtime.startProcessInstanceByKey("asyncSleep", Map.of("ms", 9000)).getId(),
+                runtime.startProcessInstanceByKey("asyncSleep", Map.of("ms", 9000)).getId());
+        Thread.sleep(1500);
+        java.sql.Timestamp first = lockExpiry();
+        Thread.sleep(4000);
+        java.sql.Timestamp later = lockExpiry();
+        assertThat(first).as("the running jobs' lock").isNotNull();
+        assertThat(later).as("the lock, renewed past its first expiry").isAfter(first);
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(40));
+        while (runtime.createProcessInstanceQuery().processInstanceIds(new java.util.HashSet<>(ids)).count() > 0
+                && Instant.now().isBefore(deadline)) {
+            Thread.sleep(200);
+        }
+        assertThat(runtime.createProcessInstanceQuery().processInstanceIds(new java.util.HashSet<>(ids)).count()).isZero();
+        assertThat(executed("succeeded") + executed("failed") - before).as("runs of the two jobs").isEqualTo(2);
+        assertThat(executed("failed")).as("no run lost its commit to a second one").isZero();
+    }
+
+    private static java.sql.Timestamp lockExpiry() throws Exception {
+        try (Connection c = EmbeddedPostgres.server().getPostgresDatabase().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select min(lock_exp_time_) from flowable_test.act_ru_job where lock_owner_ is not null")) {
+            rs.next();
+            return rs.getTimestamp(1);
+        }
+    }
+
+    private static double executed(String outcome) {
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        double sum = 0;
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("drover_jobs_executed_total{") && line.contains("outcome=\"" + outcome + "\"")
+                    && line.contains("type=\"async-continuation\"")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
     private ProcessEngine awaitEngine() throws InterruptedException {
         Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
         while (node.state() != FlowableNode.State.RUNNING && Instant.now().isBefore(deadline)) {

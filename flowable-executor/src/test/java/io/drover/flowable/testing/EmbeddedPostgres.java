@@ -33,7 +33,9 @@ public class EmbeddedPostgres implements QuarkusTestResourceLifecycleManager {
                 "drover.schema", "flowable_test",
                 "drover.nodeName", "flowable-test-0",
                 "drover.lockMode", "Global",
-                "drover.acquireInterval", "200ms");
+                "drover.acquireInterval", "200ms",
+                // Locks that would lapse during the renewal test's 9 s jobs if the node did not renew them.
+                "drover.lockExpiry", "4s");
     }
 
     @Override

@@ -32,8 +32,8 @@ public final class FlowableBacklogQuery {
         return "select (select count(*) from (select 1 from " + s + ".act_ru_job where lock_exp_time_ is null"
                 + " and scope_type_ is null limit " + cap + ") as due)"
                 + " + (select count(*) from (select 1 from " + s + ".act_ru_timer_job where duedate_ <= now()"
-                + " and lock_owner_ is null limit " + cap + ") as timers)"
+                + " and lock_owner_ is null and scope_type_ is null limit " + cap + ") as timers)"
                 + " + (select coalesce(sum(least(n, " + threads + ")), 0) from (select count(*) as n from " + s
-                + ".act_ru_job where lock_owner_ is not null group by lock_owner_) as held)";
+                + ".act_ru_job where lock_owner_ is not null and scope_type_ is null group by lock_owner_) as held)";
     }
 }

@@ -1,6 +1,9 @@
 package io.drover.operator.resources;
 
+import io.drover.contract.FlowablePool;
+import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -61,6 +64,11 @@ public final class ExecutorConfigMap {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl(db));
         if (db.maxPoolSize != null) {
             env.put("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", db.maxPoolSize.toString());
+        } else if (spec.engine == Engine.Flowable) {
+            // Each running Flowable job holds a connection: the pool follows the threads.
+            int threads = spec.threads == null ? Integer.parseInt(SettingDefaults.THREADS) : spec.threads;
+            env.put("QUARKUS_DATASOURCE_JDBC_MAX_SIZE",
+                    Integer.toString(Math.max(Integer.parseInt(SettingDefaults.POOL_SIZE), FlowablePool.minimumFor(threads))));
         }
         return env;
     }

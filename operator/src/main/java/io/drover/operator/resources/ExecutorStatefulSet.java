@@ -126,7 +126,10 @@ public final class ExecutorStatefulSet {
         env.add(secretEnv("QUARKUS_DATASOURCE_PASSWORD", creds.name, creds.passwordKeyOrDefault()));
         SecretKeyRef token = spec.apiTokenSecret;
         if (spec.engine == Engine.Flowable) {
-            // The Flowable executor serves no job API: no token to hand it.
+            // The Flowable executor serves no job API: no token to hand it. Its lock owner is the
+            // pod's namespace and name, so same-named clusters sharing a schema keep apart.
+            env.add(new EnvVarBuilder().withName("POD_NAMESPACE").withNewValueFrom().withNewFieldRef()
+                    .withFieldPath("metadata.namespace").endFieldRef().endValueFrom().build());
         } else if (token != null) {
             env.add(secretEnv("DROVER_API_TOKEN", token.name, token.key));
         } else {

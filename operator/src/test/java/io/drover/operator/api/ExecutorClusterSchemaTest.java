@@ -105,6 +105,7 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Global\\ncompletionBatchSize: 10 | spec.completionBatchSize: Invalid value: "object": not available with engine Flowable
             engine: Flowable\\nlockMode: Global\\nretryBackoffMax: 1m | spec.retryBackoffMax: Invalid value: "object": not available with engine Flowable
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
+            engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 8 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
@@ -135,6 +136,10 @@ class ExecutorClusterSchemaTest {
                 """));
         assertThat(ec.getSpec().engine).isEqualTo(Engine.Flowable);
         assertThat(Clusters.create(client, namespace, Clusters.yaml("default-engine", "")).getSpec().engine).isEqualTo(Engine.Drover);
+        ec.getSpec().engine = Engine.Drover;
+        ec.getSpec().lockMode = io.drover.operator.api.v1alpha1.LockMode.SkipLocked;
+        assertThatThrownBy(() -> client.resource(ec).update()).as("the engine of an existing cluster")
+                .hasMessageContaining("spec.engine: Invalid value: \"string\": engine cannot change on an existing ExecutorCluster");
     }
 
     @Test
@@ -278,7 +283,18 @@ class ExecutorClusterSchemaTest {
         java.util.Set<String> written = new java.util.TreeSet<>(ExecutorConfigMap.environment(full.getSpec()).keySet());
         ExecutorStatefulSet.build(full, "image", "IfNotPresent", "hash", 1).getSpec().getTemplate().getSpec()
                 .getContainers().get(0).getEnv().forEach(e -> written.add(e.getName()));
-        assertThat(written).contains("DROVER_THREADS", "QUARKUS_DATASOURCE_PASSWORD", "DROVER_API_READTOKEN", "JAVA_TOOL_OPTIONS");
+        ExecutorCluster flowable = Clusters.parse(Clusters.yaml("flowable-full", """
+                engine: Flowable
+                lockMode: Global
+                threads: 4
+                database: {host: db, name: jobs, credentialsSecret: {name: jobs-db}}
+                """));
+        flowable.getMetadata().setNamespace(namespace);
+        written.addAll(ExecutorConfigMap.environment(flowable.getSpec()).keySet());
+        ExecutorStatefulSet.build(flowable, "image", "IfNotPresent", "hash", 1).getSpec().getTemplate().getSpec()
+                .getContainers().get(0).getEnv().forEach(e -> written.add(e.getName()));
+        assertThat(written).contains("DROVER_THREADS", "QUARKUS_DATASOURCE_PASSWORD", "DROVER_API_READTOKEN", "JAVA_TOOL_OPTIONS",
+                "POD_NAMESPACE", "QUARKUS_DATASOURCE_JDBC_MAX_SIZE");
         int i = 0;
         for (String name : written) {
             String yaml = Clusters.yaml("owned-" + i++, "env: [{name: " + name + ", value: x}]");

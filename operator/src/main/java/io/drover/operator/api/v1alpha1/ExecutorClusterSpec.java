@@ -2,6 +2,7 @@ package io.drover.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.drover.contract.FlowablePool;
 import io.drover.contract.SettingDefaults;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
@@ -61,6 +62,11 @@ import java.util.Map;
         message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "maxCrashes", fieldPath = ".maxCrashes")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) >= duration('1s')",
         message = "retryBackoff must be at least 1s with engine Flowable (Flowable waits whole seconds)", fieldPath = ".retryBackoff")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.database.maxPoolSize) || self.database.maxPoolSize >= self.threads + "
+        + FlowablePool.SPARE_CONNECTIONS,
+        message = "database.maxPoolSize must be at least threads + " + FlowablePool.SPARE_CONNECTIONS + " with engine Flowable:"
+                + " each running Flowable job holds a connection (left out, the operator sizes the pool so)",
+        fieldPath = ".database.maxPoolSize")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.apiTokenSecret)",
         message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "apiTokenSecret (the Flowable executor serves no job API: start processes through Flowable)",
         fieldPath = ".apiTokenSecret")
@@ -111,6 +117,8 @@ public class ExecutorClusterSpec {
     public String imagePullPolicy;
 
     @Default("Drover")
+    @ValidationRule(value = "self == oldSelf", message = "engine cannot change on an existing ExecutorCluster: the jobs"
+            + " waiting in one engine's tables would be left behind; create another cluster")
     @JsonPropertyDescription("The job engine the nodes run: Drover (its own job table) or Flowable (Flowable's async executor"
             + " over a Flowable process engine's job tables, the settings mapped onto Flowable's: docs/engines.md).")
     public Engine engine;
