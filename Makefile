@@ -9,6 +9,11 @@ MVN := ./mvnw -B --no-transfer-progress
 IMAGE_VERSION := 0.1.0
 EXECUTOR_IMAGE := localhost/drover-executor:$(IMAGE_VERSION)
 EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor.oci.tar
+FLOWABLE_IMAGE := localhost/flowable-executor:$(IMAGE_VERSION)
+FLOWABLE_IMAGE_ARCHIVE := flowable-executor/target/image/flowable-executor.oci.tar
+# The Flowable executor plus examples/flowable-callback in /app/processes: what FlowableE2E runs.
+FLOWABLE_E2E_IMAGE := localhost/flowable-executor-e2e:$(IMAGE_VERSION)
+FLOWABLE_E2E_IMAGE_ARCHIVE := flowable-executor/target/image/flowable-executor-e2e.oci.tar
 OPERATOR_IMAGE := localhost/drover-operator:$(IMAGE_VERSION)
 OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 # The executor image plus the fault campaign's `chaos` handler (reports every start and finish):
@@ -17,7 +22,7 @@ E2E_EXECUTOR_IMAGE := localhost/drover-executor-e2e:$(IMAGE_VERSION)
 E2E_EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor-e2e.oci.tar
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
-	crds crds-check test-binaries prometheus-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
+	flowable-image crds crds-check test-binaries prometheus-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
 	run-local bench-cluster chaos
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
@@ -112,14 +117,21 @@ image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian i
 image: build image-tools ## Build the executor image as an OCI archive, without a Docker engine
 	tools/build-image.sh executor-image/target/quarkus-app $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE)
 
+flowable-image: build image-tools ## Build the Flowable executor image (spec.engine Flowable, docs/engines.md) as an OCI archive
+	EXTRA_MODULES=java.desktop,java.scripting tools/build-image.sh flowable-executor/target/quarkus-app \
+	  $(FLOWABLE_IMAGE_ARCHIVE) $(FLOWABLE_IMAGE)
+
 operator-image: build image-tools ## Build the operator image as an OCI archive, without a Docker engine
 	tools/build-image.sh operator/target/quarkus-app $(OPERATOR_IMAGE_ARCHIVE) $(OPERATOR_IMAGE)
 
-images: image operator-image ## Both images
+images: image operator-image flowable-image ## Every image: the executor, the operator, the Flowable executor
 
-e2e-image: image ## The executor image with the chaos handler added (tools/add-handlers.sh), for the e2e fault scenarios
+e2e-image: image flowable-image ## The executor image with the chaos handler, and the Flowable executor with examples/flowable-callback, for make e2e
 	tools/add-handlers.sh $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE) $(E2E_EXECUTOR_IMAGE_ARCHIVE) $(E2E_EXECUTOR_IMAGE) \
 	  chaos/target/drover-chaos-*.jar
+	ADD_TO=/app/processes tools/add-handlers.sh $(FLOWABLE_IMAGE_ARCHIVE) $(FLOWABLE_IMAGE) $(FLOWABLE_E2E_IMAGE_ARCHIVE) \
+	  $(FLOWABLE_E2E_IMAGE) examples/flowable-callback/target/drover-example-flowable-callback-*.jar \
+	  examples/flowable-callback/src/main/resources/callback.bpmn20.xml
 
 e2e: cluster-binaries prometheus-binaries images e2e-image ## End-to-end suite on a real cluster: the local one (brought up if needed) or $$KUBECONFIG's (e2e/README.md)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/run.sh

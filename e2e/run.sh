@@ -10,6 +10,7 @@
 #   E2E_DB_JDBC_URL, E2E_DB_USER, E2E_DB_PASSWORD   the same database as this machine reaches it
 #   E2E_RECEIVER_HOST                        an address of this machine that pods can reach
 #   E2E_CHAOS_IMAGE                          the executor image with the chaos handler (make e2e-image)
+#   E2E_FLOWABLE_IMAGE                       the Flowable executor with examples/flowable-callback (make e2e-image)
 #   E2E_DB_STOP, E2E_DB_START                shell commands stopping and starting the database
 #                                            (without them the database-outage scenario is skipped)
 set -euo pipefail
@@ -34,13 +35,14 @@ if [[ -z ${KUBECONFIG:-} ]]; then
   : "${E2E_FAKE_NODE:=$FAKE_NODE_NAME}"
   : "${E2E_OPERATOR_SET_JSON:=$AVOID_FAKE_NODES}"
   : "${E2E_CHAOS_IMAGE:=localhost/drover-executor-e2e:$VERSION}"
+  : "${E2E_FLOWABLE_IMAGE:=localhost/flowable-executor-e2e:$VERSION}"
   : "${E2E_DB_STOP:=su postgres -s /bin/sh -c '$PG_BIN/pg_ctl -D $E2E_STATE/pg/data -m fast -w stop'}"
   : "${E2E_DB_START:=su postgres -s /bin/sh -c '$PG_BIN/pg_ctl -D $E2E_STATE/pg/data -l $E2E_STATE/pg/postgres.log -w start'}"
 fi
-for v in E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_CHAOS_IMAGE E2E_DB_HOST E2E_DB_PORT E2E_DB_JDBC_URL E2E_DB_USER E2E_DB_PASSWORD E2E_RECEIVER_HOST; do
+for v in E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_CHAOS_IMAGE E2E_FLOWABLE_IMAGE E2E_DB_HOST E2E_DB_PORT E2E_DB_JDBC_URL E2E_DB_USER E2E_DB_PASSWORD E2E_RECEIVER_HOST; do
   [[ -n ${!v:-} ]] || { echo "with KUBECONFIG set, $v must be set too (e2e/README.md)" >&2; exit 2; }
 done
-export E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_CHAOS_IMAGE E2E_DB_STOP="${E2E_DB_STOP:-}" E2E_DB_START="${E2E_DB_START:-}" E2E_DB_HOST E2E_DB_PORT E2E_DB_JDBC_URL E2E_DB_USER E2E_DB_PASSWORD \
+export E2E_EXECUTOR_IMAGE E2E_OPERATOR_IMAGE E2E_CHAOS_IMAGE E2E_FLOWABLE_IMAGE E2E_DB_STOP="${E2E_DB_STOP:-}" E2E_DB_START="${E2E_DB_START:-}" E2E_DB_HOST E2E_DB_PORT E2E_DB_JDBC_URL E2E_DB_USER E2E_DB_PASSWORD \
   E2E_RECEIVER_HOST E2E_CONTAINERD_SOCK="${E2E_CONTAINERD_SOCK:-}" E2E_FAKE_NODE="${E2E_FAKE_NODE:-}" \
   E2E_OPERATOR_SET_JSON="${E2E_OPERATOR_SET_JSON:-}" \
   E2E_BIN="$BIN" E2E_REPO="$PWD"

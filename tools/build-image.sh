@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a Drover image (executor or operator: both are Quarkus applications) without a Docker
+# Builds a Drover image (executor, Flowable executor or operator: all Quarkus applications) without a Docker
 # engine, as an OCI archive that containerd can import (`ctr -n k8s.io images import <archive>`):
 # a jlink'ed Java runtime from the build JDK, glibc from Debian's packages, the Quarkus
 # application, a non-root user (10001), no shell.
@@ -23,6 +23,9 @@ jdk.jfr,jdk.management.jfr,java.rmi,jdk.zipfs,jdk.naming.dns,java.transaction.xa
 # No java.desktop (AWT, java.beans): it was there for the benchmark's charts, now in bench/. jdeps
 # still lists it for micrometer-core, quarkus-core and commons-lang3 (a circuit breaker neither
 # service uses); image-test runs the executor without it and make e2e both services.
+# EXTRA_MODULES adds what one image needs beyond them: the Flowable executor's engine reads
+# java.beans (java.desktop) and builds a ScriptEngineManager (java.scripting) as it starts.
+[ -n "${EXTRA_MODULES:-}" ] && MODULES="$MODULES,$EXTRA_MODULES"
 
 for tool in umoci skopeo dpkg-deb apt-get; do
   command -v "$tool" >/dev/null || { echo "image build needs '$tool' (apt-get install umoci skopeo)" >&2; exit 1; }

@@ -31,7 +31,8 @@ AVOID_FAKE_NODES='affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuri
 import_images() {
   local archive
   for archive in executor-image/target/image/drover-executor.oci.tar operator/target/image/drover-operator.oci.tar \
-    executor-image/target/image/drover-executor-e2e.oci.tar; do
+    executor-image/target/image/drover-executor-e2e.oci.tar flowable-executor/target/image/flowable-executor.oci.tar \
+    flowable-executor/target/image/flowable-executor-e2e.oci.tar; do
     [[ -f $archive ]] || continue
     echo "[e2e] importing $archive into the cluster's containerd" >&2
     ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** What e2e/run.sh tells the suite about the cluster, the images and the database. */
-record E2EEnvironment(String executorImage, String operatorImage, String chaosImage, String dbHost, int dbPort,
+record E2EEnvironment(String executorImage, String operatorImage, String chaosImage, String flowableImage, String dbHost, int dbPort,
                       String jdbcUrl, String dbUser, String dbPassword, String receiverHost,
                       Optional<String> containerdSocket, Optional<String> fakeNode, Optional<String> operatorSetJson,
                       Optional<String> dbStop, Optional<String> dbStart, Path bin, Path repo) {
@@ -20,7 +20,7 @@ record E2EEnvironment(String executorImage, String operatorImage, String chaosIm
         Awaitility.ignoreExceptionsByDefaultMatching(e -> e instanceof KubernetesClientException k
                 && (k.getCode() == 0 || k.getCode() == 429 || k.getCode() >= 500));
         return new E2EEnvironment(required("E2E_EXECUTOR_IMAGE"), required("E2E_OPERATOR_IMAGE"),
-                required("E2E_CHAOS_IMAGE"), required("E2E_DB_HOST"), Integer.parseInt(required("E2E_DB_PORT")),
+                required("E2E_CHAOS_IMAGE"), required("E2E_FLOWABLE_IMAGE"), required("E2E_DB_HOST"), Integer.parseInt(required("E2E_DB_PORT")),
                 required("E2E_DB_JDBC_URL"), required("E2E_DB_USER"), required("E2E_DB_PASSWORD"),
                 required("E2E_RECEIVER_HOST"), optional("E2E_CONTAINERD_SOCK"), optional("E2E_FAKE_NODE"),
                 optional("E2E_OPERATOR_SET_JSON"), optional("E2E_DB_STOP"), optional("E2E_DB_START"),

@@ -57,6 +57,8 @@ final class Kube {
                 "--set", "image.repository=" + repository(env.operatorImage()), "--set", "image.tag=" + tag(env.operatorImage()),
                 "--set", "executorImage.repository=" + repository(env.executorImage()),
                 "--set", "executorImage.tag=" + tag(env.executorImage()),
+                "--set", "flowableImage.repository=" + repository(env.flowableImage()),
+                "--set", "flowableImage.tag=" + tag(env.flowableImage()),
                 "--set", "watchNamespaces={" + watchedNamespace + "}",
                 "--set", "logging.json=false", "--wait", "--timeout", "5m"));
         // Locally: keep the operator off the fake (kwok) node, whose pods never run (run.sh sets it).
