@@ -36,8 +36,9 @@ help: ## List the targets
 build: ## Compile and package every module (tests skipped)
 	$(MVN) -DskipTests package
 
-test: image test-binaries ## Run every test suite: executor (real PostgreSQL), image, operator (real kube-apiserver), CRD drift
-	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) -Dit.cache.dir=$(DROVER_CACHE)
+test: image flowable-image test-binaries ## Run every test suite: executor (real PostgreSQL), images, operator (real kube-apiserver), CRD drift
+	$(MVN) verify -Pimage-test -Dit.image.archive=$(CURDIR)/$(EXECUTOR_IMAGE_ARCHIVE) \
+	  -Dit.flowable.image.archive=$(CURDIR)/$(FLOWABLE_IMAGE_ARCHIVE) -Dit.cache.dir=$(DROVER_CACHE)
 	$(MAKE) --no-print-directory crds-check
 
 test-binaries: ## Build once (cached in ~/.cache/drover): kube-apiserver, etcd, kubectl, kube-controller-manager, helm, kubeconform, promtool; KEDA CRDs
