@@ -17,6 +17,9 @@ import_images
   --dry-run=client -o yaml | "$KUBECTL" label -f - --local -o yaml drover.io/executor-secret=true \
   | "$KUBECTL" apply -f - >/dev/null
 export BENCH_DB_HOST=$BRIDGE_IP BENCH_DB_PORT=$PG_PORT BENCH_DB_NAME=jobs BENCH_DB_SSLMODE=disable
+# The database sampled every second and the nodes' logs kept (matrix.sh): two psql calls a
+# second, small beside the runs, and what a slow drain is explained with afterwards.
+export BENCH_SAMPLE=${BENCH_SAMPLE:-1} PGHOST=$BRIDGE_IP PGPORT=$PG_PORT PGUSER=drover PGPASSWORD=drover-e2e PGDATABASE=jobs
 # Two cores for everything: small executors, and the one real node holds them all.
 export BENCH_EXTRA_SPEC="  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}
   jvmOptions: -XX:+UseSerialGC"

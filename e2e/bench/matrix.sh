@@ -12,6 +12,9 @@
 # BENCH_DB_SSLMODE (require). BENCH_EXTRA_SPEC adds YAML lines to every spec (e.g. resources
 # for a small test cluster). The full matrix is 243 runs: meant for a real cluster (EKS, c5
 # nodes, RDS; see docs/benchmarks/README.md); --quick is 14 runs that fit a laptop-sized cluster.
+# BENCH_SAMPLE=1 (with PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE for the same database, as
+# this host reaches it) samples the database every second through the whole matrix
+# (sample-db.sh) and keeps every node's log of every run, under RESULTS/samples and RESULTS/logs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 KUBECTL=${KUBECTL:-kubectl}
@@ -49,6 +52,10 @@ else
   done; done; done
 fi
 
+if [[ ${BENCH_SAMPLE:-0} == 1 ]]; then
+  e2e/bench/sample-db.sh "$RESULTS/samples" drover_bench &
+  trap 'touch "$RESULTS/samples/stop"' EXIT
+fi
 run=0
 for s in "${scenarios[@]}"; do
   read -r kind mode page threads nodes <<<"$s"
@@ -84,7 +91,16 @@ YAML
   until [[ $("$KUBECTL" -n "$NS" get pods -l app.kubernetes.io/instance=bench,app.kubernetes.io/name=drover-executor \
     --no-headers 2>/dev/null | wc -l) == "$nodes" ]]; do sleep 1; done
   jobs=${JOBS:-$(if ((QUICK || ${#only[@]})); then quick_jobs "$kind" "$page"; else echo 100000; fi)}
+  label="$run-$kind-$mode-p$page-t$threads-n$nodes"
+  [[ ${BENCH_SAMPLE:-0} == 1 ]] && echo "$label" >"$RESULTS/samples/current"
   e2e/bench/run-one.sh --cluster=bench --namespace="$NS" --kind="$kind" --jobs="$jobs" --timeout=900s --out="$RESULTS" >/dev/null
+  if [[ ${BENCH_SAMPLE:-0} == 1 ]]; then
+    echo "-" >"$RESULTS/samples/current"
+    mkdir -p "$RESULTS/logs"
+    for pod in $("$KUBECTL" -n "$NS" get pods -l app.kubernetes.io/instance=bench,app.kubernetes.io/name=drover-executor -o name); do
+      "$KUBECTL" -n "$NS" logs "$pod" >"$RESULTS/logs/$label-${pod#pod/}.log" 2>&1 || true
+    done
+  fi
 done
 
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
