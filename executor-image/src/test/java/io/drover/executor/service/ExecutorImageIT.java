@@ -1,15 +1,13 @@
 package io.drover.executor.service;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
+import io.drover.testing.image.OciImage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,8 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,49 +27,34 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Run by `make test` / `make image-test`, which build the archive first.
  */
 class ExecutorImageIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static Path layout;
+    private static OciImage image;
     private static AgroalDataSource db;
 
     @BeforeAll
     static void unpack() throws Exception {
-        String archive = System.getProperty("it.image.archive");
-        assertThat(archive).as("system property it.image.archive (run via make image-test)").isNotBlank();
-        assertThat(new File(archive)).as("image archive").exists();
-        layout = Files.createTempDirectory("drover-image");
-        run("tar", "-xf", archive, "-C", layout.toString());
+        image = OciImage.fromProperty("it.image.archive");
         db = TestDatabase.sharedPool();
     }
 
     @AfterAll
     static void cleanUp() throws Exception {
-        run("rm", "-rf", layout.toString());
-    }
-
-    private static JsonNode blob(String digest) throws Exception {
-        return JSON.readTree(layout.resolve("blobs/sha256/" + digest.substring("sha256:".length())).toFile());
-    }
-
-    private static JsonNode manifest() throws Exception {
-        JsonNode index = JSON.readTree(layout.resolve("index.json").toFile());
-        assertThat(index.at("/manifests/0/annotations/org.opencontainers.image.ref.name").asText())
-                .as("the reference containerd will import it as").isEqualTo("localhost/drover-executor:0.1.0");
-        return blob(index.at("/manifests/0/digest").asText());
+        if (image != null) {
+            image.close();
+        }
     }
 
     @Test
     void entrypointRunsTheServiceAsANonRootUser() throws Exception {
-        JsonNode config = blob(manifest().at("/config/digest").asText()).get("config");
-        List<String> entrypoint = new ArrayList<>();
-        config.get("Entrypoint").forEach(n -> entrypoint.add(n.asText()));
-        assertThat(entrypoint).startsWith("/opt/java/bin/java").endsWith("-jar", "/app/quarkus-run.jar");
-        assertThat(config.get("User").asText()).isEqualTo("10001:10001");
-        assertThat(config.get("ExposedPorts").has("8080/tcp")).isTrue();
+        assertThat(image.referenceName()).as("the reference containerd will import it as")
+                .isEqualTo("localhost/drover-executor:0.1.0");
+        assertThat(image.entrypoint()).startsWith("/opt/java/bin/java").endsWith("-jar", "/app/quarkus-run.jar");
+        assertThat(image.config().get("User").asText()).isEqualTo("10001:10001");
+        assertThat(image.config().get("ExposedPorts").has("8080/tcp")).isTrue();
     }
 
     @Test
     void containsTheRuntimeAndTheAppButNoShell() throws Exception {
-        Path rootfs = rootfs();
+        Path rootfs = image.rootfs();
         assertThat(rootfs.resolve("opt/java/bin/java")).isExecutable();
         assertThat(rootfs.resolve("app/quarkus-run.jar")).exists();
         assertThat(rootfs.resolve("bin/sh")).doesNotExist();
@@ -82,27 +64,20 @@ class ExecutorImageIT {
 
     @Test
     void theImageRunsTheExecutorAgainstPostgres() throws Exception {
-        Path rootfs = rootfs();
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         Path log = Files.createTempFile("drover-image", ".log");
-        // A container runtime mounts /proc; the JVM launcher needs it (its RPATH is $ORIGIN-relative).
-        run("mount", "--bind", "/proc", rootfs.resolve("proc").toString());
-        ProcessBuilder pb = new ProcessBuilder("/usr/sbin/chroot", "--userspec=10001:10001", rootfs.toString(),
-                "/opt/java/bin/java", "-Xmx256m", "-jar", "/app/quarkus-run.jar")
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().clear();
-        pb.environment().put("JAVA_HOME", "/opt/java");
-        pb.environment().put("QUARKUS_DATASOURCE_JDBC_URL", TestDatabase.jdbcUrl());
-        pb.environment().put("QUARKUS_DATASOURCE_USERNAME", "postgres");
-        pb.environment().put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
-        pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
-        pb.environment().put("DROVER_SCHEMA", "image_it");
-        pb.environment().put("DROVER_NODENAME", "image-node");
-        pb.environment().put("DROVER_API_TOKEN", "t");
-        Process p = pb.start();
+        Process p = image.start(Map.of(
+                "JAVA_HOME", "/opt/java",
+                "QUARKUS_DATASOURCE_JDBC_URL", TestDatabase.jdbcUrl(),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres",
+                "QUARKUS_DATASOURCE_PASSWORD", "postgres",
+                "QUARKUS_HTTP_PORT", Integer.toString(port),
+                "DROVER_SCHEMA", "image_it",
+                "DROVER_NODENAME", "image-node",
+                "DROVER_API_TOKEN", "t"), log, "/opt/java/bin/java", "-Xmx256m", "-jar", "/app/quarkus-run.jar");
         HttpClient http = HttpClient.newHttpClient();
         URI base = URI.create("http://127.0.0.1:" + port);
         try {
@@ -129,29 +104,7 @@ class ExecutorImageIT {
         } finally {
             p.toHandle().destroy();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            run("umount", "-l", rootfs.resolve("proc").toString());
         }
         assertThat(Files.readString(log)).contains("Drover node image-node:").contains("stopped");
-    }
-
-    private static Path rootfs;
-
-    /** The image's layers unpacked in order into one root filesystem (once per test class). */
-    private static synchronized Path rootfs() throws Exception {
-        if (rootfs == null) {
-            rootfs = layout.resolve("rootfs");
-            Files.createDirectories(rootfs);
-            for (JsonNode layer : manifest().get("layers")) {
-                String digest = layer.get("digest").asText().substring("sha256:".length());
-                run("tar", "-xzf", layout.resolve("blobs/sha256/" + digest).toString(), "-C", rootfs.toString());
-            }
-        }
-        return rootfs;
-    }
-
-    private static void run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).inheritIO().start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(String.join(" ", command)).isZero();
     }
 }

@@ -1,15 +1,13 @@
 package io.drover.flowable.service;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.drover.flowable.testing.EmbeddedPostgres;
+import io.drover.testing.image.OciImage;
 import org.flowable.engine.ProcessEngine;
 import org.flowable.engine.impl.cfg.StandaloneProcessEngineConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,8 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -35,41 +31,29 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the archive first (the image-test profile).
  */
 class FlowableImageIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SCHEMA = "flowable_image_it";
-    private static Path layout;
-    private static Path rootfs;
+    private static OciImage image;
 
     @BeforeAll
     static void unpack() throws Exception {
-        String archive = System.getProperty("it.flowable.image.archive");
-        assertThat(archive).as("system property it.flowable.image.archive (run via make test)").isNotBlank();
-        assertThat(new File(archive)).as("image archive").exists();
-        layout = Files.createTempDirectory("flowable-image");
-        run("tar", "-xf", archive, "-C", layout.toString());
-        rootfs = layout.resolve("rootfs");
-        Files.createDirectories(rootfs);
-        for (JsonNode layer : manifest().get("layers")) {
-            String digest = layer.get("digest").asText().substring("sha256:".length());
-            run("tar", "-xzf", layout.resolve("blobs/sha256/" + digest).toString(), "-C", rootfs.toString());
-        }
+        image = OciImage.fromProperty("it.flowable.image.archive");
     }
 
     @AfterAll
     static void cleanUp() throws Exception {
-        if (layout != null) {
-            run("rm", "-rf", layout.toString());
+        if (image != null) {
+            image.close();
         }
     }
 
     @Test
     void entrypointRunsTheNodeAsANonRootUserWithNoShell() throws Exception {
-        JsonNode config = blob(manifest().at("/config/digest").asText()).get("config");
-        List<String> entrypoint = new ArrayList<>();
-        config.get("Entrypoint").forEach(n -> entrypoint.add(n.asText()));
-        assertThat(entrypoint).startsWith("/opt/java/bin/java").endsWith("-jar", "/app/quarkus-run.jar");
-        assertThat(config.get("User").asText()).isEqualTo("10001:10001");
-        assertThat(config.get("ExposedPorts").has("8080/tcp")).isTrue();
+        assertThat(image.referenceName()).as("the reference containerd will import it as")
+                .isEqualTo("localhost/flowable-executor:0.1.0");
+        assertThat(image.entrypoint()).startsWith("/opt/java/bin/java").endsWith("-jar", "/app/quarkus-run.jar");
+        assertThat(image.config().get("User").asText()).isEqualTo("10001:10001");
+        assertThat(image.config().get("ExposedPorts").has("8080/tcp")).isTrue();
+        Path rootfs = image.rootfs();
         assertThat(rootfs.resolve("opt/java/bin/java")).isExecutable();
         assertThat(rootfs.resolve("app/quarkus-run.jar")).exists();
         assertThat(rootfs.resolve("bin/sh")).doesNotExist();
@@ -83,22 +67,16 @@ class FlowableImageIT {
             port = s.getLocalPort();
         }
         Path log = Files.createTempFile("flowable-image", ".log");
-        // A container runtime mounts /proc; the JVM launcher needs it.
-        run("mount", "--bind", "/proc", rootfs.resolve("proc").toString());
-        ProcessBuilder pb = new ProcessBuilder("/usr/sbin/chroot", "--userspec=10001:10001", rootfs.toString(),
-                "/opt/java/bin/java", "-Xmx384m", "-jar", "/app/quarkus-run.jar")
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().clear();
-        pb.environment().put("JAVA_HOME", "/opt/java");
-        pb.environment().put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl());
-        pb.environment().put("QUARKUS_DATASOURCE_USERNAME", "postgres");
-        pb.environment().put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
-        pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
-        pb.environment().put("DROVER_SCHEMA", SCHEMA);
-        pb.environment().put("DROVER_NODENAME", "flowable-image-0");
-        pb.environment().put("DROVER_LOCKMODE", "Global");
-        pb.environment().put("DROVER_ACQUIREINTERVAL", "200ms");
-        Process p = pb.start();
+        Process p = image.start(Map.of(
+                "JAVA_HOME", "/opt/java",
+                "QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl(),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres",
+                "QUARKUS_DATASOURCE_PASSWORD", "postgres",
+                "QUARKUS_HTTP_PORT", Integer.toString(port),
+                "DROVER_SCHEMA", SCHEMA,
+                "DROVER_NODENAME", "flowable-image-0",
+                "DROVER_LOCKMODE", "Global",
+                "DROVER_ACQUIREINTERVAL", "200ms"), log, "/opt/java/bin/java", "-Xmx384m", "-jar", "/app/quarkus-run.jar");
         HttpClient http = HttpClient.newHttpClient();
         URI base = URI.create("http://127.0.0.1:" + port);
         ProcessEngine starter = null;
@@ -131,7 +109,6 @@ class FlowableImageIT {
             }
             p.toHandle().destroy();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the node stops on SIGTERM").isTrue();
-            run("umount", "-l", rootfs.resolve("proc").toString());
         }
     }
 
@@ -168,22 +145,5 @@ class FlowableImageIT {
             assertThat(Instant.now()).as(what + " within " + timeout).isBefore(deadline);
             Thread.sleep(250);
         }
-    }
-
-    private static JsonNode blob(String digest) throws Exception {
-        return JSON.readTree(layout.resolve("blobs/sha256/" + digest.substring("sha256:".length())).toFile());
-    }
-
-    private static JsonNode manifest() throws Exception {
-        JsonNode index = JSON.readTree(layout.resolve("index.json").toFile());
-        assertThat(index.at("/manifests/0/annotations/org.opencontainers.image.ref.name").asText())
-                .as("the reference containerd will import it as").isEqualTo("localhost/flowable-executor:0.1.0");
-        return blob(index.at("/manifests/0/digest").asText());
-    }
-
-    private static void run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).inheritIO().start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(String.join(" ", command)).isZero();
     }
 }
