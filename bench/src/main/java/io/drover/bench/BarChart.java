@@ -1,6 +1,6 @@
 package io.drover.bench;
 
-import io.drover.executor.bench.BenchResult;
+import io.drover.bench.core.BenchResult;
 
 import javax.imageio.ImageIO;
 import java.awt.BasicStroke;

@@ -2,7 +2,7 @@ package io.drover.bench;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.acquire.LockMode;
-import io.drover.executor.bench.BenchResult;
+import io.drover.bench.core.BenchResult;
 import io.drover.executor.bench.Database;
 import io.drover.executor.bench.JobKind;
 import io.drover.executor.bench.Scenario;

@@ -1,7 +1,7 @@
 package io.drover.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.drover.executor.bench.BenchResult;
+import io.drover.bench.core.BenchResult;
 import io.drover.executor.bench.HelpOption;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -2,8 +2,7 @@ package io.drover.bench;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.acquire.LockMode;
-import io.drover.executor.bench.BenchResult;
-import io.drover.executor.bench.BenchRun;
+import io.drover.bench.core.BenchResult;
 import io.drover.executor.bench.Database;
 import io.drover.executor.bench.JobKind;
 import io.drover.executor.bench.Scenario;
@@ -160,9 +159,9 @@ final class EnqueueBench {
             double seconds = (System.nanoTime() - start) / 1e9;
             double dbCpu = postgres.micros() - dbStart;
             double nodesCpu = fleet == null ? Double.NaN : fleet.cpuMicros() - nodesStart;
-            return new Result(path, notify, n, batch, BenchRun.round(seconds, 2), jobs,
-                    BenchRun.round(jobs / seconds, 0), BenchRun.round(BenchResult.perJob(dbCpu, jobs), 1),
-                    BenchRun.round(BenchResult.perJob(nodesCpu, jobs), 1));
+            return new Result(path, notify, n, batch, BenchResult.round(seconds, 2), jobs,
+                    BenchResult.round(jobs / seconds, 0), BenchResult.round(BenchResult.perJob(dbCpu, jobs), 1),
+                    BenchResult.round(BenchResult.perJob(nodesCpu, jobs), 1));
         } finally {
             threads.shutdownNow();
             for (Producer p : opened) {

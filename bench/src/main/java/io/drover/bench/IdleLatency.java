@@ -1,11 +1,11 @@
 package io.drover.bench;
 
+import io.drover.bench.core.BenchResult;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.acquire.LockMode;
-import io.drover.executor.bench.BenchRun;
 import io.drover.executor.bench.Database;
 import io.drover.executor.bench.JobKind;
-import io.drover.executor.bench.Prometheus;
+import io.drover.bench.core.Prometheus;
 import io.drover.executor.bench.Scenario;
 import io.drover.executor.store.Migrations;
 
@@ -93,11 +93,11 @@ final class IdleLatency {
             double count = after.sumSince(DELAY + "_count", before);
             return new Result(mode.name(), notify, rate.perSecond(), rate.seconds(), Math.round(count),
                     ms(after.quantileSince(DELAY, 0.50, before)), ms(after.quantileSince(DELAY, 0.99, before)),
-                    ms(after.meanSince(DELAY, before)), BenchRun.round(insertNanos / inserted / 1e6, 2));
+                    ms(after.meanSince(DELAY, before)), BenchResult.round(insertNanos / inserted / 1e6, 2));
         }
 
         private static double ms(double seconds) {
-            return BenchRun.round(seconds * 1000, 1);
+            return BenchResult.round(seconds * 1000, 1);
         }
     }
 

@@ -1,7 +1,7 @@
 package io.drover.bench;
 
 import io.agroal.api.AgroalDataSource;
-import io.drover.executor.bench.BenchResult;
+import io.drover.bench.core.BenchResult;
 import io.drover.executor.bench.BenchRun;
 import io.drover.executor.bench.CpuMeter;
 import io.drover.executor.bench.Database;

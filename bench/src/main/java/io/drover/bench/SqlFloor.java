@@ -1,12 +1,11 @@
 package io.drover.bench;
 
-import io.drover.executor.bench.BenchResult;
-import io.drover.executor.bench.BenchRun;
-import io.drover.executor.bench.Commits;
+import io.drover.bench.core.BenchResult;
+import io.drover.bench.core.Commits;
 import io.drover.executor.bench.Database;
 import io.drover.executor.bench.JobKind;
 import io.drover.executor.bench.Seeder;
-import io.drover.executor.bench.Wal;
+import io.drover.bench.core.Wal;
 import io.drover.executor.store.Migrations;
 
 import javax.sql.DataSource;
@@ -80,10 +79,10 @@ final class SqlFloor {
             }
         }
         double cpuPerJob = BenchResult.perJob(cpu, jobs);
-        return new Result(script.name(), when, jobs, clients, script.batch(), BenchRun.round(seconds, 2),
-                BenchRun.round(jobs / seconds, 1), plan, BenchRun.round(BenchResult.perJob(walBytes, jobs), 0),
-                BenchRun.round(cpuPerJob, 1), BenchRun.round(BenchResult.perJob(commits, jobs), 4),
-                BenchRun.round(BenchResult.perDatabaseCoreSecond(cpuPerJob), 0));
+        return new Result(script.name(), when, jobs, clients, script.batch(), BenchResult.round(seconds, 2),
+                BenchResult.round(jobs / seconds, 1), plan, BenchResult.round(BenchResult.perJob(walBytes, jobs), 0),
+                BenchResult.round(cpuPerJob, 1), BenchResult.round(BenchResult.perJob(commits, jobs), 4),
+                BenchResult.round(BenchResult.perDatabaseCoreSecond(cpuPerJob), 0));
     }
 
     /** A fresh floor table of {@code jobs} due rows, analyzed, with no checkpoint due soon. */

@@ -1,7 +1,7 @@
 package io.drover.bench;
 
 import io.drover.executor.bench.BenchCli;
-import io.drover.executor.bench.BenchResult;
+import io.drover.bench.core.BenchResult;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -1,5 +1,9 @@
 package io.drover.executor.bench;
 
+import io.drover.bench.core.BenchResult;
+import io.drover.bench.core.Prometheus;
+import io.drover.bench.core.Commits;
+import io.drover.bench.core.Wal;
 import javax.sql.DataSource;
 import java.net.URI;
 import java.sql.Connection;
@@ -83,20 +87,20 @@ public final class BenchRun {
         double rate = drained / seconds;
         double theoretical = s.theoreticalMaxPerSecond();
         return new BenchResult(s.label(), s.kind().name(), s.lockMode().name(), s.acquirePageSize(), s.nodes(),
-                s.threads(), s.queueSize(), total, drained, remaining > 0, round(seconds, 2), round(rate, 1), intervals,
-                round(after.quantileSince("drover_job_start_delay_seconds", 0.50, before) * 1000, 1),
-                round(after.quantileSince("drover_job_start_delay_seconds", 0.99, before) * 1000, 1),
-                round(after.sumSince("drover_acquisition_jobs_sum", before)
+                s.threads(), s.queueSize(), total, drained, remaining > 0, BenchResult.round(seconds, 2), BenchResult.round(rate, 1), intervals,
+                BenchResult.round(after.quantileSince("drover_job_start_delay_seconds", 0.50, before) * 1000, 1),
+                BenchResult.round(after.quantileSince("drover_job_start_delay_seconds", 0.99, before) * 1000, 1),
+                BenchResult.round(after.sumSince("drover_acquisition_jobs_sum", before)
                         / after.sumSince("drover_acquisition_jobs_count", before), 1),
                 after.sumSince("drover_optimistic_lock_failures_total", before),
-                round(after.meanSince("drover_global_lock_wait_seconds", before) * 1000, 3),
+                BenchResult.round(after.meanSince("drover_global_lock_wait_seconds", before) * 1000, 3),
                 after.sumSince("drover_global_lock_timeouts_total", before),
-                theoretical, Double.isNaN(theoretical) ? Double.NaN : round(100 * rate / theoretical, 1),
-                round(BenchResult.perJob(walBytes, drained), 0),
-                round(BenchResult.perJob(executorMicros, drained), 1),
-                round(BenchResult.perJob(cpuUsed.executorJitMicros(), drained), 1), round(databaseCpuPerJob, 1),
-                round(BenchResult.perJob(commits, drained), 4),
-                round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
+                theoretical, Double.isNaN(theoretical) ? Double.NaN : BenchResult.round(100 * rate / theoretical, 1),
+                BenchResult.round(BenchResult.perJob(walBytes, drained), 0),
+                BenchResult.round(BenchResult.perJob(executorMicros, drained), 1),
+                BenchResult.round(BenchResult.perJob(cpuUsed.executorJitMicros(), drained), 1), BenchResult.round(databaseCpuPerJob, 1),
+                BenchResult.round(BenchResult.perJob(commits, drained), 4),
+                BenchResult.round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
     }
 
     static String bar(long done, long total, double rate, double elapsed) {
@@ -104,13 +108,5 @@ public final class BenchRun {
         int filled = total == 0 ? width : (int) (width * done / total);
         return String.format("[%s%s] %3d%%  %,9d/%,d  %,8.0f jobs/s  %5.1f s", "#".repeat(filled),
                 ".".repeat(width - filled), total == 0 ? 100 : 100 * done / total, done, total, rate, elapsed);
-    }
-
-    public static double round(double v, int decimals) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return v;
-        }
-        double f = Math.pow(10, decimals);
-        return Math.round(v * f) / f;
     }
 }

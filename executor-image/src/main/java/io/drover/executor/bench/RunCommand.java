@@ -1,5 +1,6 @@
 package io.drover.executor.bench;
 
+import io.drover.bench.core.BenchResult;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.store.Migrations;
 import io.drover.executor.store.PooledDataSource;

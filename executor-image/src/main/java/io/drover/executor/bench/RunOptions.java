@@ -1,5 +1,6 @@
 package io.drover.executor.bench;
 
+import io.drover.bench.core.BenchResult;
 import io.drover.contract.SettingDefaults;
 import io.drover.executor.acquire.LockMode;
 import picocli.CommandLine.Mixin;

@@ -1,4 +1,4 @@
-package io.drover.executor.bench;
+package io.drover.bench.core;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

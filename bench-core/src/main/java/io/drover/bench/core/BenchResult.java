@@ -1,4 +1,4 @@
-package io.drover.executor.bench;
+package io.drover.bench.core;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -70,6 +70,15 @@ public record BenchResult(
     /** A total over the jobs it was spent on, NaN when there were none. */
     public static double perJob(double total, long jobs) {
         return jobs == 0 ? Double.NaN : total / jobs;
+    }
+
+    /** Rounded to {@code decimals} places for the documents; NaN and infinities as they are. */
+    public static double round(double v, int decimals) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return v;
+        }
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
     }
 
     /** Jobs per CPU-second of the database, from its CPU microseconds per job. */

@@ -1,4 +1,4 @@
-package io.drover.executor.bench;
+package io.drover.bench.core;
 
 import java.net.URI;
 import java.net.http.HttpClient;
