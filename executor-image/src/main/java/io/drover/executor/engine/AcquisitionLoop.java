@@ -14,12 +14,18 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * The one thread per node that takes due jobs from the database into the queue.
  *
  * <p>Each cycle: wait for free queue slots, lock at most that many jobs (never more than the
- * queue can hold), enqueue them. When the cycle saw as many due jobs as it asked for it goes
+ * queue can hold), enqueue them. A worker frees its slot when it takes a job, so the queue alone
+ * does not bound the jobs whose outcomes wait to be written: when the database writes outcomes
+ * slower than the workers make them, the loop pauses while more than
+ * {@code maxUnwrittenOutcomes} wait. Without that pause a node once held 225,000 finished jobs
+ * (a 400,000-job drain in the local cluster): each renewal rewrote every one of them and
+ * blocked the deletes, which then fell further behind, until autovacuum broke the circle. When the cycle saw as many due jobs as it asked for it goes
  * again at once; otherwise it sleeps until the next timer is due, at most
  * {@code acquireInterval}. A wake-up (a notification of inserted or released jobs, the node's
  * own API) cuts the sleep short, and a cycle starts a little after {@link JobSql#NOTIFY_INTERVAL}
@@ -46,6 +52,8 @@ final class AcquisitionLoop {
     private final Heartbeats.Beat beat;
     private final ExecutorMetrics metrics;
     private final int pageSize;
+    private final IntSupplier unwrittenOutcomes;
+    private final int maxUnwrittenOutcomes;
     private final long intervalMillis;
     private final String nextDueSql;
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
@@ -58,9 +66,17 @@ final class AcquisitionLoop {
     private long lastWakeNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
     private volatile long lastSuccessNanos = System.nanoTime();
 
+    /** How long a cycle waits for the completion loop to catch up before it looks again. */
+    static final long OUTCOMES_WAIT_MILLIS = 5;
+
+    /**
+     * @param unwrittenOutcomes    outcomes waiting for the completion loop (not the batch it is writing)
+     * @param maxUnwrittenOutcomes no acquisition while more than this many wait
+     */
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
-                    Duration interval, JobSql sql, String nodeName) {
+                    IntSupplier unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
+                    String nodeName) {
         this.dataSource = dataSource;
         this.strategy = strategy;
         this.pool = pool;
@@ -69,6 +85,8 @@ final class AcquisitionLoop {
         this.beat = heartbeats.register("acquisition");
         this.metrics = metrics;
         this.pageSize = Math.min(pageSize, pool.capacity());
+        this.unwrittenOutcomes = unwrittenOutcomes;
+        this.maxUnwrittenOutcomes = maxUnwrittenOutcomes;
         this.intervalMillis = interval.toMillis();
         this.nextDueSql = sql.nextDue();
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
@@ -87,6 +105,10 @@ final class AcquisitionLoop {
             beat.beat();
             int reserved = 0;
             try {
+                if (unwrittenOutcomes.getAsInt() > maxUnwrittenOutcomes) {
+                    Thread.sleep(OUTCOMES_WAIT_MILLIS); // the database is behind with outcomes: take no more
+                    continue;
+                }
                 reserved = pool.reserve(refillAt, pageSize, intervalMillis);
                 if (reserved == 0) {
                     continue; // queue still full: loop to re-check stopping

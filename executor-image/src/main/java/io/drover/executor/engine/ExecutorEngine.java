@@ -78,8 +78,11 @@ public final class ExecutorEngine implements AutoCloseable {
         this.pool = new WorkerPool(settings.threads(), settings.queueSize(), settings.virtualThreads(), node,
                 runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit,
                 () -> database.reachable() && completions.stalledNanos() < stalled, metrics);
+        // Outcomes waiting to be written count against the node too: at most a queue's worth, or
+        // one full write, before it stops acquiring (AcquisitionLoop).
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
-                database, heartbeats, metrics, settings.acquirePageSize(), settings.acquireInterval(), sql, node);
+                database, heartbeats, metrics, settings.acquirePageSize(), completions::pending,
+                Math.max(settings.queueSize(), settings.completionBatchSize()), settings.acquireInterval(), sql, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
         // Quiet period: two renewal rounds (plus the validation of a stale connection), so every

@@ -66,6 +66,38 @@ class EngineReliabilityTest {
         }
     }
 
+    /**
+     * Workers free their queue slots as they take jobs, so a database slower at writing outcomes
+     * than the handlers are at making them must hold acquisition back: a node once held 225,000
+     * finished jobs, renewing all of them, when deletes fell behind. Here every delete takes 50 ms
+     * (a statement trigger) for no-op jobs: the node must keep what it holds near a queue's worth.
+     */
+    @Test
+    void aNodeStopsAcquiringWhileTheDatabaseIsBehindWithOutcomes() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.slow_delete() returns trigger language plpgsql as $$"
+                + " begin perform pg_sleep(0.05); return null; end $$");
+        jobs.execute("create trigger slow_delete before delete on {s}.job for each statement execute function {s}.slow_delete()");
+        jobs.enqueue(3000, NoopHandler.TYPE, "", 1);
+        int queueSize = 64;
+        int threads = 4;
+        int batch = 50;
+        int maxHeld = 0;
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(threads).queueSize(queueSize)
+                .acquirePageSize(queueSize).completionBatchSize(batch), List.of(new NoopHandler()))) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (jobs.jobsLeft() > 0 && System.nanoTime() < deadline) {
+                maxHeld = Math.max(maxHeld, engine.heldJobs());
+                Thread.sleep(10);
+            }
+            assertThat(jobs.jobsLeft()).as("jobs left after 60 s").isZero();
+        }
+        // queued + running + the outcomes of everything taken after the last look + one write in flight
+        int bound = queueSize + threads + Math.max(queueSize, batch) + queueSize + threads + batch;
+        assertThat(maxHeld).as("most jobs the node held at once (bound %d)", bound).isBetween(1, bound);
+    }
+
     @Test
     void rowsOutOfRangeAreDeadLetteredWithAReasonAndNeverStopTheNode() throws Exception {
         String schema = TestDatabase.freshSchema(db);
