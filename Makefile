@@ -23,7 +23,7 @@ E2E_EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor-e2e.oc
 
 .PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
 	flowable-image crds crds-check test-binaries prometheus-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
-	run-local bench-cluster chaos
+	run-local bench-cluster bench-engines chaos
 
 # Binaries built from Go modules (tools/build-binaries.sh), cached across runs and clones.
 DROVER_CACHE ?= $(HOME)/.cache/drover
@@ -142,6 +142,9 @@ cluster-up: ## Bring up the local single-node cluster + PostgreSQL (root; e2e/cl
 
 bench-cluster: cluster-binaries images ## In-cluster benchmark matrix (quick) on the local cluster; writes docs/benchmarks/cluster.{md,png}
 	DROVER_CACHE=$(DROVER_CACHE) e2e/bench/local-matrix.sh $(ARGS)
+
+bench-engines: cluster-binaries images ## Flowable's async executor beside Drover's engine on the local cluster; writes docs/benchmarks/engines.{md,png}
+	DROVER_CACHE=$(DROVER_CACHE) e2e/bench/local-matrix.sh --engines $(ARGS)
 
 keda: ## Build KEDA 2.21 from source and install it into the local cluster (e2e/keda/install.sh)
 	DROVER_CACHE=$(DROVER_CACHE) e2e/keda/install.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench-cluster: the quick in-cluster matrix on the local cluster (brought up if needed),
-# against the PostgreSQL that runs beside it. Extra arguments go to matrix.sh (e.g. --jobs=N).
+# against the PostgreSQL that runs beside it. Extra arguments go to matrix.sh (e.g. --jobs=N);
+# with --engines (make bench-engines), Flowable's executor beside Drover's instead of --quick.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source e2e/cluster/env.sh
@@ -23,4 +24,6 @@ export BENCH_SAMPLE=${BENCH_SAMPLE:-1} PGHOST=$BRIDGE_IP PGPORT=$PG_PORT PGUSER=
 # Two cores for everything: small executors, and the one real node holds them all.
 export BENCH_EXTRA_SPEC="  resources: {requests: {cpu: 100m, memory: 384Mi}, limits: {memory: 768Mi}}
   jvmOptions: -XX:+UseSerialGC"
-e2e/bench/matrix.sh --quick --namespace=drover-bench "$@"
+mode=--quick
+for arg in "$@"; do [[ $arg == --engines ]] && mode=""; done
+e2e/bench/matrix.sh $mode --namespace=drover-bench "$@"

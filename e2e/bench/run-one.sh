@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs one benchmark in the cluster against a running ExecutorCluster: a Kubernetes Job (the
 # executor image in bench mode) seeds N jobs of a kind into the cluster's database schema and
-# times how fast the cluster drains them, reading the nodes' own /q/metrics. The result JSON
+# times how fast the cluster drains them, reading the nodes' own /q/metrics. For a cluster of
+# engine Flowable the Job runs the Flowable executor image's FlowableBench instead, which seeds
+# process instances of its bundled models the same way (all visible at once) and writes the
+# same result document. The result JSON
 # (the same document `make bench` writes) is printed, kept in a ConfigMap named like the Job,
 # and written to --out=DIR if given.
 #
@@ -27,6 +30,15 @@ HOST=$(field .spec.database.host); PORT=$(field .spec.database.port); DB=$(field
 SSL=$(field .spec.database.sslMode); SECRET=$(field .spec.database.credentialsSecret.name)
 USER_KEY=$(field .spec.database.credentialsSecret.usernameKey); PASS_KEY=$(field .spec.database.credentialsSecret.passwordKey)
 IMAGE=$("$KUBECTL" -n "$NS" get statefulset "$CLUSTER" -o jsonpath='{.spec.template.spec.containers[0].image}')
+ENGINE=$(field .spec.engine); ENGINE=${ENGINE:-Drover}
+if [[ $ENGINE == Flowable ]]; then
+  # The image's libraries without Quarkus' launcher: FlowableBench is a plain main (no shell in the image).
+  COMMAND='command: [/opt/java/bin/java, -Djava.util.logging.manager=org.jboss.logmanager.LogManager, -cp, "/app/lib/boot/*:/app/lib/main/*:/app/app/*", io.drover.flowable.bench.FlowableBench]'
+  RUN_ARGS='[run'
+else
+  COMMAND=''
+  RUN_ARGS='[bench, run'
+fi
 
 # Every executor pod's metrics endpoint, by pod IP (works without cluster DNS).
 "$KUBECTL" -n "$NS" wait executorcluster "$CLUSTER" --for=condition=Ready --timeout=300s >/dev/null
@@ -36,7 +48,7 @@ URLS=$(for ip in $IPS; do printf 'http://%s:8080/q/metrics,' "$ip"; done); URLS=
 NODES=$(wc -w <<<"$IPS")
 NAME=drover-bench-$(date +%Y%m%d%H%M%S)
 
-echo "[bench] $NAME: $KIND x $JOBS on $CLUSTER ($NODES nodes, $LOCK_MODE, page $PAGE, threads $THREADS)" >&2
+echo "[bench] $NAME: $KIND x $JOBS on $CLUSTER ($ENGINE, $NODES nodes, $LOCK_MODE, page $PAGE, threads $THREADS)" >&2
 "$KUBECTL" -n "$NS" apply -f - >/dev/null <<YAML
 apiVersion: batch/v1
 kind: Job
@@ -63,7 +75,8 @@ spec:
       - name: bench
         image: $IMAGE
         imagePullPolicy: IfNotPresent
-        args: [bench, run, "--jdbc-url=jdbc:postgresql://$HOST:$PORT/$DB?sslmode=$SSL", "--user=\$(DB_USER)",
+        $COMMAND
+        args: $RUN_ARGS, "--jdbc-url=jdbc:postgresql://$HOST:$PORT/$DB?sslmode=$SSL", "--user=\$(DB_USER)",
                "--schema=$SCHEMA", "--kind=$KIND", "--jobs=$JOBS", "--lockMode=$LOCK_MODE",
                "--acquirePageSize=$PAGE", "--threads=$THREADS", "--queueSize=$QUEUE", "--nodes=$NODES",
                "--metrics-urls=$URLS", "--timeout=$TIMEOUT"]
@@ -77,8 +90,14 @@ spec:
         volumeMounts: [{name: tmp, mountPath: /tmp}]
       volumes: [{name: tmp, emptyDir: {}}]
 YAML
-"$KUBECTL" -n "$NS" wait "job/$NAME" --for=condition=Complete --timeout=30m >/dev/null || {
-  "$KUBECTL" -n "$NS" logs "job/$NAME" >&2 || true; echo "[bench] $NAME failed" >&2; exit 1; }
+# Until it completes or fails (a failed Job never completes: waiting for Complete alone sat out the timeout).
+deadline=$((SECONDS + 1800))
+until [[ $("$KUBECTL" -n "$NS" get "job/$NAME" -o jsonpath='{.status.succeeded}') == 1 ]]; do
+  if [[ -n $("$KUBECTL" -n "$NS" get "job/$NAME" -o jsonpath='{.status.failed}') ]] || ((SECONDS > deadline)); then
+    "$KUBECTL" -n "$NS" logs "job/$NAME" >&2 || true; echo "[bench] $NAME failed" >&2; exit 1
+  fi
+  sleep 2
+done
 LOG=$("$KUBECTL" -n "$NS" logs "job/$NAME")
 # The text summary, then the JSON document (from the first line that is just "{").
 sed -n '/^{$/q;p' <<<"$LOG" | tail -n 8 >&2

@@ -109,6 +109,33 @@ class BenchToolTest {
                 .contains("Drains under 15 s").contains("timer SkipLocked page=256").doesNotContain("noop Global page=1");
     }
 
+    @Test
+    void theEnginesPagePutsFlowableBesideDroverConfigurationByConfiguration() throws Exception {
+        Path runs = Files.createTempDirectory("engines");
+        Files.createDirectories(runs.resolve("Drover"));
+        Files.createDirectories(runs.resolve("Flowable"));
+        write(runs.resolve("Drover/a.json"), run("noop", "Global", 256, 20.0, 30_000));
+        write(runs.resolve("Drover/b.json"), run("noop", "Optimistic", 256, 20.0, 15_000));
+        write(runs.resolve("Flowable/a.json"), run("noop", "Global", 256, 20.0, 600));
+        write(runs.resolve("Flowable/b.json"), run("noop", "Optimistic", 256, 20.0, 200));
+        write(runs.resolve("Flowable/c.json"), run("timer", "Global", 256, 20.0, 400)); // Drover did not run it
+        Path out = runs.resolve("site/engines");
+        assertThat(tool("engines-report", "--results=" + runs, "--out=" + out, "--cluster=kind nodes")).isZero();
+        assertThat(Files.readString(runs.resolve("site/engines.md"))).startsWith("# Engines: Flowable's async executor beside Drover's")
+                .contains("| noop | Global | 256 | 2 | 30,000 | 600 | **50.0** |")
+                .contains("| noop | Optimistic | 256 | 2 | 15,000 | 200 | **75.0** |")
+                .contains("| timer | Global | 256 | 2 |  | 400 |  |")
+                .contains("- Drover, global acquire lock on / off, page 256, 2 nodes: **2.00** (30,000 vs 15,000 jobs/s)")
+                .contains("- Flowable, global acquire lock on / off, page 256, 2 nodes: **3.00** (600 vs 200 jobs/s)");
+        assertThat(Files.size(runs.resolve("site/engines.png"))).isPositive();
+        Path empty = Files.createTempDirectory("no-engines");
+        assertThat(tool("engines-report", "--results=" + empty, "--out=" + empty.resolve("page"))).isEqualTo(2);
+    }
+
+    private static void write(Path file, BenchResult result) throws Exception {
+        Files.writeString(file, BenchResult.JSON.writeValueAsString(result));
+    }
+
     private static BenchResult run(String kind, String mode, int page, double seconds, double jobsPerSecond) {
         return new BenchResult(kind + " " + mode + " page=" + page, kind, mode, page, 2, 8, 1024, 1000, 1000, false, seconds,
                 jobsPerSecond, List.of(), 1, 2, page, 0, Double.NaN, 0, Double.NaN, Double.NaN, 100, Double.NaN, Double.NaN,

@@ -1,0 +1,232 @@
+package io.drover.bench;
+
+import io.drover.bench.core.BenchResult;
+import io.drover.executor.bench.HelpOption;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import javax.imageio.ImageIO;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code engines-report}: Flowable's own async executor beside Drover's engine, configuration by
+ * configuration, from the runs {@code e2e/bench/matrix.sh --engines} made on one database
+ * (RESULTS/Drover/*.json and RESULTS/Flowable/*.json), as docs/benchmarks/engines.{md,png}.
+ */
+@Command(name = "engines-report", showDefaultValues = true,
+        description = "The page and chart comparing the engines: RESULTS/Drover/*.json beside RESULTS/Flowable/*.json.")
+final class EnginesReport implements Callable<Integer> {
+    static final List<String> ENGINES = List.of("Drover", "Flowable");
+
+    @Mixin
+    HelpOption help;
+
+    @Option(names = "--results", required = true, paramLabel = "DIR", description = "with Drover/ and Flowable/ of result JSONs")
+    Path resultsDir;
+
+    @Option(names = "--out", defaultValue = "docs/benchmarks/engines", paramLabel = "PREFIX",
+            description = "writes PREFIX.md and PREFIX.png")
+    Path out;
+
+    @Option(names = "--command", defaultValue = "e2e/bench/matrix.sh --engines", description = "how the page says it was made")
+    String command;
+
+    @Option(names = "--cluster", defaultValue = "unknown", description = "the cluster the page names")
+    String cluster;
+
+    /** One configuration as both engines ran it (either may be missing). */
+    record Pair(String kind, String lockMode, int page, int threads, int nodes, Optional<BenchResult> drover,
+                Optional<BenchResult> flowable) {
+        String label() {
+            return kind + " " + lockMode + " page " + page + " nodes " + nodes;
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        List<BenchResult> drover = read("Drover");
+        List<BenchResult> flowable = read("Flowable");
+        if (drover.isEmpty() && flowable.isEmpty()) {
+            throw new IllegalArgumentException("no results in " + resultsDir.resolve("Drover") + " nor " + resultsDir.resolve("Flowable"));
+        }
+        List<Pair> pairs = pairs(drover, flowable);
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        String name = out.getFileName().toString();
+        chart(out.resolveSibling(name + ".png"), pairs);
+        Files.writeString(out.resolveSibling(name + ".md"), markdown(name, pairs, drover, flowable));
+        System.out.println("wrote " + out + ".md and " + out + ".png (" + drover.size() + " Drover and " + flowable.size() + " Flowable runs)");
+        return 0;
+    }
+
+    private List<BenchResult> read(String engine) throws IOException {
+        Path dir = resultsDir.resolve(engine);
+        return Files.isDirectory(dir) ? ClusterReport.read(dir) : List.of();
+    }
+
+    /** Every configuration either engine ran, in the order of Drover's runs, then Flowable's others. */
+    static List<Pair> pairs(List<BenchResult> drover, List<BenchResult> flowable) {
+        List<Pair> pairs = new ArrayList<>();
+        for (BenchResult r : concat(drover, flowable)) {
+            if (pairs.stream().noneMatch(p -> same(p, r))) {
+                pairs.add(new Pair(r.kind(), r.lockMode(), r.acquirePageSize(), r.threads(), r.nodes(),
+                        drover.stream().filter(d -> sameConfig(d, r)).findFirst(), flowable.stream().filter(f -> sameConfig(f, r)).findFirst()));
+            }
+        }
+        return pairs;
+    }
+
+    private static List<BenchResult> concat(List<BenchResult> a, List<BenchResult> b) {
+        List<BenchResult> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static boolean same(Pair p, BenchResult r) {
+        return p.kind().equals(r.kind()) && p.lockMode().equals(r.lockMode()) && p.page() == r.acquirePageSize()
+                && p.threads() == r.threads() && p.nodes() == r.nodes();
+    }
+
+    private static boolean sameConfig(BenchResult a, BenchResult b) {
+        return a.kind().equals(b.kind()) && a.lockMode().equals(b.lockMode()) && a.acquirePageSize() == b.acquirePageSize()
+                && a.threads() == b.threads() && a.nodes() == b.nodes();
+    }
+
+    String markdown(String name, List<Pair> pairs, List<BenchResult> drover, List<BenchResult> flowable) {
+        StringBuilder md = new StringBuilder("# Engines: Flowable's async executor beside Drover's\n\n");
+        md.append("Generated by `").append(command).append("` on ").append(LocalDate.now()).append(". Cluster: ").append(cluster)
+                .append(". Measured figures only; the page is rewritten by every run.\n\n");
+        md.append("Method (Flowable's own benchmark): each engine runs as an ExecutorCluster (`spec.engine`) with the same"
+                + " settings, against the same PostgreSQL, while the other engine's cluster is scaled to 0. A bench Job seeds the"
+                + " jobs so that they all become visible at once and times the drain until none is left, reading the nodes' own"
+                + " metrics: Drover's `bench run` writes its jobs in one COPY transaction; `FlowableBench run` starts process"
+                + " instances of the Flowable executor image's bundled models through Flowable's API (async no-op service task;"
+                + " async 100 ms sleep; intermediate timer), the async jobs written locked and the timers due a day ahead, then"
+                + " unlocks the jobs and makes the timers due now in one transaction. Flowable runs with its default history level (audit), as a user's engine would;"
+                + " each of its jobs is a transaction that runs the continuation, ends the process instance and writes its"
+                + " history. Flowable's Global is its global acquire lock, Optimistic its default acquisition"
+                + " (docs/engines.md has the mapping). The runs are sized per engine for drains of similar length (jobs/s"
+                + " compare; the table shows each run's jobs). *% of max*: of nodes x threads x 10 jobs/s for 100 ms jobs."
+                + " Flowable's executor has no due-to-start timer and no global-lock hooks, so those columns stay empty for it."
+                + " Compare ratios within one run.\n\n");
+        md.append("![jobs per second, Drover beside Flowable](").append(name).append(".png)\n\n");
+        md.append("| kind | lockMode | page | nodes | Drover jobs/s | Flowable jobs/s | Drover / Flowable | % of max (Drover, Flowable) |"
+                + " jobs/acq (Drover, Flowable) | optimistic failures (Drover, Flowable) | executor CPU µs/job (Drover, Flowable) |"
+                + " jobs (Drover, Flowable) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Pair p : pairs) {
+            md.append(String.format("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n", p.kind(), p.lockMode(), p.page(),
+                    p.nodes(), rate(p.drover()), rate(p.flowable()), ratio(p), both(p, BenchResult::percentOfTheoretical, "%.1f"),
+                    both(p, BenchResult::jobsPerAcquisition, "%.1f"), both(p, BenchResult::optimisticLockFailures, "%,.0f"),
+                    both(p, BenchResult::executorCpuMicrosPerJob, "%,.0f"), both(p, r -> r.jobs(), "%,.0f")));
+        }
+        md.append("\n## Ratios (figures from this run)\n\n");
+        for (String engine : ENGINES) {
+            List<BenchResult> runs = engine.equals("Drover") ? drover : flowable;
+            for (BenchResult global : runs) {
+                if (global.kind().equals("noop") && global.lockMode().equals("Global")) {
+                    runs.stream().filter(o -> o.kind().equals("noop") && o.lockMode().equals("Optimistic")
+                                    && o.acquirePageSize() == global.acquirePageSize() && o.nodes() == global.nodes()).findFirst()
+                            .ifPresent(o -> md.append(String.format("- %s, global acquire lock on / off, page %d, %d nodes: **%.2f**"
+                                            + " (%,.0f vs %,.0f jobs/s)%n", engine, global.acquirePageSize(), global.nodes(),
+                                    global.jobsPerSecond() / o.jobsPerSecond(), global.jobsPerSecond(), o.jobsPerSecond())));
+                }
+            }
+        }
+        List<String> short_ = concat(drover, flowable).stream().filter(r -> r.seconds() < ClusterReport.MEANINGFUL_SECONDS)
+                .map(BenchResult::label).toList();
+        if (!short_.isEmpty()) {
+            md.append(String.format("%nDrains under %.0f s (a young JVM's compilation and the first scrape weigh more; compare them with"
+                    + " care): %s.%n", ClusterReport.MEANINGFUL_SECONDS, String.join("; ", short_)));
+        }
+        return md.toString();
+    }
+
+    private static String rate(Optional<BenchResult> r) {
+        return r.map(x -> String.format("%,.0f%s", x.jobsPerSecond(), x.timedOut() ? " (cap)" : "")).orElse("");
+    }
+
+    private static String ratio(Pair p) {
+        if (p.drover().isEmpty() || p.flowable().isEmpty() || p.flowable().get().jobsPerSecond() <= 0) {
+            return "";
+        }
+        return String.format("**%.1f**", p.drover().get().jobsPerSecond() / p.flowable().get().jobsPerSecond());
+    }
+
+    private static String both(Pair p, java.util.function.ToDoubleFunction<BenchResult> f, String format) {
+        return one(p.drover(), f, format) + ", " + one(p.flowable(), f, format);
+    }
+
+    private static String one(Optional<BenchResult> r, java.util.function.ToDoubleFunction<BenchResult> f, String format) {
+        if (r.isEmpty() || Double.isNaN(f.applyAsDouble(r.get()))) {
+            return "–";
+        }
+        return String.format(format, f.applyAsDouble(r.get()));
+    }
+
+    /**
+     * Two bars per configuration on a logarithmic axis: the engines differ by orders of
+     * magnitude, and a linear axis would leave Flowable's bars a pixel wide.
+     */
+    static void chart(Path file, List<Pair> pairs) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        int labelWidth = 260;
+        int chartWidth = 640;
+        int row = 34;
+        int top = 64;
+        int width = labelWidth + chartWidth + 90;
+        int height = top + row * pairs.size() + 40;
+        double max = pairs.stream().flatMap(p -> concat(p.drover().stream().toList(), p.flowable().stream().toList()).stream())
+                .mapToDouble(BenchResult::jobsPerSecond).max().orElse(10);
+        int decades = Math.max(1, (int) Math.ceil(Math.log10(Math.max(max, 10))));
+        BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, width, height);
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
+        g.drawString("Drover's engine beside Flowable's async executor, same database", 10, 22);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        g.drawString("jobs/s, logarithmic (blue: Drover, orange: Flowable)", 10, 42);
+        g.setColor(Color.LIGHT_GRAY);
+        for (int d = 0; d <= decades; d++) {
+            int x = labelWidth + chartWidth * d / decades;
+            g.drawLine(x, top - 6, x, top + row * pairs.size());
+            g.drawString(String.format("%,d", (long) Math.pow(10, d)), x - 8, top + row * pairs.size() + 16);
+        }
+        Color[] colors = {new Color(0x1565c0), new Color(0xef6c00)};
+        for (int i = 0; i < pairs.size(); i++) {
+            Pair p = pairs.get(i);
+            int y = top + i * row;
+            g.setColor(Color.DARK_GRAY);
+            g.drawString(p.label(), 10, y + 20);
+            List<Optional<BenchResult>> bars = List.of(p.drover(), p.flowable());
+            for (int b = 0; b < 2; b++) {
+                if (bars.get(b).isEmpty()) {
+                    continue;
+                }
+                double v = bars.get(b).get().jobsPerSecond();
+                int w = (int) (chartWidth * Math.max(0, Math.log10(Math.max(v, 1))) / decades);
+                g.setColor(colors[b]);
+                g.fillRect(labelWidth, y + 3 + b * 14, Math.max(w, 1), 12);
+                g.setColor(Color.BLACK);
+                g.drawString(String.format("%,.0f", v), labelWidth + w + 6, y + 14 + b * 14);
+            }
+        }
+        g.dispose();
+        ImageIO.write(image, "png", file.toFile());
+    }
+}
