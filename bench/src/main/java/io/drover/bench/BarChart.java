@@ -22,6 +22,21 @@ final class BarChart {
     private BarChart() {
     }
 
+    /** A white chart with its title and, under it, the line that says how to read it; plain text from here on. */
+    static Graphics2D canvas(BufferedImage image, String title, String legend) {
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, image.getWidth(), image.getHeight());
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
+        g.drawString(title, 10, 22);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        g.drawString(legend, 10, 42);
+        return g;
+    }
+
     static void write(Path file, List<BenchResult> results, double floor, String title) throws IOException {
         System.setProperty("java.awt.headless", "true");
         int labelWidth = 330;
@@ -33,16 +48,8 @@ final class BarChart {
         double max = Math.max(floor, results.stream().mapToDouble(BenchResult::jobsPerSecond).max().orElse(1)) * 1.05;
 
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = image.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, width, height);
-        g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-        g.drawString(title, 10, 22);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        g.drawString("jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: two-commit SQL floor)" : ")"), 10, 42);
+        Graphics2D g = canvas(image, title,
+                "jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: two-commit SQL floor)" : ")"));
 
         for (int i = 0; i < results.size(); i++) {
             BenchResult r = results.get(i);

@@ -8,9 +8,7 @@ import picocli.CommandLine.Option;
 
 import javax.imageio.ImageIO;
 import java.awt.Color;
-import java.awt.Font;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -180,7 +178,7 @@ final class EnginesReport implements Callable<Integer> {
      * magnitude, and a linear axis would leave Flowable's bars a pixel wide.
      */
     static void chart(Path file, List<Pair> pairs) throws IOException {
-        System.setProperty("java.awt.headless", "true");
+        System.setProperty("java.awt.headless", "true"); // before any AWT class loads
         int labelWidth = 260;
         int chartWidth = 640;
         int row = 34;
@@ -191,16 +189,8 @@ final class EnginesReport implements Callable<Integer> {
                 .mapToDouble(BenchResult::jobsPerSecond).max().orElse(10);
         int decades = Math.max(1, (int) Math.ceil(Math.log10(Math.max(max, 10))));
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = image.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, width, height);
-        g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-        g.drawString("Drover's engine beside Flowable's async executor, same database", 10, 22);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        g.drawString("jobs/s, logarithmic (blue: Drover, orange: Flowable)", 10, 42);
+        Graphics2D g = BarChart.canvas(image, "Drover's engine beside Flowable's async executor, same database",
+                "jobs/s, logarithmic (blue: Drover, orange: Flowable)");
         g.setColor(Color.LIGHT_GRAY);
         for (int d = 0; d <= decades; d++) {
             int x = labelWidth + chartWidth * d / decades;
