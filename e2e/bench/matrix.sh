@@ -11,8 +11,8 @@
 # --engines: the seed experiments with Flowable's own async executor beside Drover's engine, on
 # the same database: two ExecutorClusters, "bench" (engine Drover, schema drover_bench) and
 # "bench-flowable" (engine Flowable, schema flowable_bench); the one not measured is scaled to 0
-# during each run. Global and Optimistic x pages 1 and 256 x 1 and 2 nodes, then 100 ms jobs
-# and due timers; one page and chart (default docs/benchmarks/engines.{md,png}).
+# during each run. Global and Optimistic x pages 1, 256 and 512 x 1 and 2 nodes, then 100 ms
+# jobs and due timers; one page and chart (default docs/benchmarks/engines.{md,png}).
 #
 # Needs: the operator installed, and in the namespace a Secret "bench-db" (username, password)
 # for the database given by BENCH_DB_HOST, BENCH_DB_PORT (5432), BENCH_DB_NAME (jobs),
@@ -61,7 +61,7 @@ if ((${#only[@]})); then
   done
 elif ((ENGINES)); then
   for engine in Drover Flowable; do
-    for mode in Global Optimistic; do for page in 1 256; do for nodes in 1 2; do
+    for mode in Global Optimistic; do for page in 1 256 512; do for nodes in 1 2; do
       scenarios+=("$engine noop $mode $page 8 $nodes"); done; done; done
     scenarios+=("$engine sleep:100 Global 256 8 2" "$engine timer Global 256 8 2")
   done
