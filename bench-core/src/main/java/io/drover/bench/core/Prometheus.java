@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  * needs: sums across nodes and quantiles from merged histogram buckets.
  */
 public final class Prometheus {
+    /** Micrometer's process.cpu.time (the JVM's CPU time, all threads), as a node's /q/metrics names it. */
+    public static final String PROCESS_CPU_NANOS = "process_cpu_time_ns_total";
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([^}]*)})? (\\S+)$");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 

@@ -3,13 +3,13 @@ package io.drover.executor.bench;
 import io.drover.bench.core.BenchResult;
 import io.drover.bench.core.Prometheus;
 import io.drover.bench.core.Commits;
+import io.drover.bench.core.Drain;
 import io.drover.bench.core.Wal;
 import javax.sql.DataSource;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -20,12 +20,6 @@ import java.util.function.Consumer;
  * acquisition figures and the due-to-start delay percentiles.
  */
 public final class BenchRun {
-    /** Poll slowly while most jobs remain (a count over many rows), fast near the end, whose timing matters. */
-    private static final long POLL_MILLIS = 250;
-    private static final long FINAL_POLL_MILLIS = 25;
-    /** Micrometer's process.cpu.time (the JVM's CPU time, all threads), as the nodes' /q/metrics name it. */
-    static final String PROCESS_CPU_NANOS = "process_cpu_time_ns_total";
-
     private BenchRun() {
     }
 
@@ -42,45 +36,29 @@ public final class BenchRun {
         CpuMeter.Reading cpuStart = cpu.read();
         String walStart = Wal.position(dataSource);
         long commitsStart = Commits.next(dataSource);
-        long deadline = start + s.timeout().toNanos();
         long total = seeded.count();
-        List<Double> intervals = new ArrayList<>();
-        long remaining = total;
-        long lastReportDone = 0;
-        long lastReportAt = start;
-        long end;
+        Drain drain;
         try (Connection c = dataSource.getConnection();
              PreparedStatement count = c.prepareStatement(
                      "select count(*) from " + schema + ".job where id > ? and id <= ?")) {
             count.setLong(1, seeded.afterId());
             count.setLong(2, seeded.lastId());
-            while (true) {
-                Thread.sleep(remaining * 10 > total ? POLL_MILLIS : FINAL_POLL_MILLIS);
+            drain = Drain.watch(start, total, s.timeout(), () -> {
                 try (ResultSet rs = count.executeQuery()) {
                     rs.next();
-                    remaining = rs.getLong(1);
+                    return rs.getLong(1);
                 }
-                long now = System.nanoTime();
-                long done = total - remaining;
-                if (now - lastReportAt >= 1_000_000_000L || remaining == 0) {
-                    double rate = (done - lastReportDone) / ((now - lastReportAt) / 1e9);
-                    intervals.add(Math.round(rate * 10) / 10.0);
-                    progress.accept(bar(done, total, rate, (now - start) / 1e9));
-                    lastReportDone = done;
-                    lastReportAt = now;
-                }
-                if (remaining == 0 || now > deadline) {
-                    end = now;
-                    break;
-                }
-            }
+            }, (done, all, rate, elapsed) -> progress.accept(bar(done, all, rate, elapsed)));
         }
+        long end = drain.endNanos();
+        long remaining = drain.remaining();
+        List<Double> intervals = drain.intervals();
         CpuMeter.Reading cpuUsed = cpu.read().since(cpuStart);
         double walBytes = Wal.bytesSince(dataSource, walStart);
         long commits = Commits.next(dataSource) - commitsStart;
         Prometheus after = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
         double executorMicros = Double.isNaN(cpuUsed.executorMicros())
-                ? after.sumSince(PROCESS_CPU_NANOS, before, Double.NaN) / 1000 : cpuUsed.executorMicros();
+                ? after.sumSince(Prometheus.PROCESS_CPU_NANOS, before, Double.NaN) / 1000 : cpuUsed.executorMicros();
         double seconds = (end - start) / 1e9;
         long drained = total - remaining;
         double databaseCpuPerJob = BenchResult.perJob(cpuUsed.databaseMicros(), drained);

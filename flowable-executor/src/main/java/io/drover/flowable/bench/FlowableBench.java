@@ -2,6 +2,7 @@ package io.drover.flowable.bench;
 
 import io.drover.bench.core.BenchResult;
 import io.drover.bench.core.Commits;
+import io.drover.bench.core.Drain;
 import io.drover.bench.core.Prometheus;
 import io.drover.bench.core.Wal;
 import io.quarkus.runtime.configuration.DurationConverter;
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -32,8 +32,6 @@ import java.util.concurrent.Callable;
 @Command(name = "FlowableBench", mixinStandardHelpOptions = true, subcommands = FlowableBench.Run.class,
         description = "Benchmark a running fleet of Flowable executors")
 public final class FlowableBench {
-    private static final long POLL_MILLIS = 250;
-    private static final long FINAL_POLL_MILLIS = 25;
 
     static final class DurationOption implements CommandLine.ITypeConverter<Duration> {
         @Override
@@ -135,29 +133,12 @@ public final class FlowableBench {
                 if (released != jobs) {
                     throw new IllegalStateException("released " + released + " seeded jobs, expected " + jobs);
                 }
-                long deadline = start + timeout.toNanos();
-                List<Double> intervals = new ArrayList<>();
-                long remaining = jobs;
-                long lastDone = 0;
-                long lastAt = start;
-                long end;
-                while (true) {
-                    Thread.sleep(remaining * 10 > jobs ? POLL_MILLIS : FINAL_POLL_MILLIS);
-                    remaining = seeder.remaining(c, definition);
-                    long now = System.nanoTime();
-                    long done = jobs - remaining;
-                    if (now - lastAt >= 1_000_000_000L || remaining == 0) {
-                        double rate = (done - lastDone) / ((now - lastAt) / 1e9);
-                        intervals.add(Math.round(rate * 10) / 10.0);
-                        System.out.printf("%,9d/%,d  %,8.0f jobs/s  %5.1f s%n", done, jobs, rate, (now - start) / 1e9);
-                        lastDone = done;
-                        lastAt = now;
-                    }
-                    if (remaining == 0 || now > deadline) {
-                        end = now;
-                        break;
-                    }
-                }
+                Drain drain = Drain.watch(start, jobs, timeout, () -> seeder.remaining(c, definition),
+                        (done, total, rate, elapsed) -> System.out.printf("%,9d/%,d  %,8.0f jobs/s  %5.1f s%n",
+                                done, total, rate, elapsed));
+                long end = drain.endNanos();
+                long remaining = drain.remaining();
+                List<Double> intervals = drain.intervals();
                 double walBytes = Wal.bytesSince(ds, walStart);
                 long commits = Commits.next(ds) - commitsStart;
                 Prometheus after = metrics.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metrics);
@@ -165,7 +146,7 @@ public final class FlowableBench {
                 long drained = jobs - remaining;
                 double rate = drained / seconds;
                 double theoretical = benchKind.theoreticalMaxPerSecond(nodes, threads);
-                double executorMicros = after.sumSince("process_cpu_time_ns_total", scrapedBefore, Double.NaN) / 1000;
+                double executorMicros = after.sumSince(Prometheus.PROCESS_CPU_NANOS, scrapedBefore, Double.NaN) / 1000;
                 return new BenchResult("Flowable " + benchKind.name() + " " + lockMode + " page=" + acquirePageSize
                         + " nodes=" + nodes + " threads=" + threads, benchKind.name(), lockMode, acquirePageSize, nodes, threads,
                         queueSize, jobs, drained, remaining > 0, BenchResult.round(seconds, 2), BenchResult.round(rate, 1), intervals,
