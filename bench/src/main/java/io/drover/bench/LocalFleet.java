@@ -33,9 +33,28 @@ final class LocalFleet implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final List<URI> metrics = new ArrayList<>();
 
+    /**
+     * One configuration's figures: the measured drain, and the first drain the same fresh nodes
+     * ran before it (null when none was asked for).
+     */
+    record Measured(BenchResult firstDrain, BenchResult result) {
+    }
+
     /** One run: a fresh schema, N fresh nodes started before the seed, stopped after. */
     static BenchResult measure(AgroalDataSource ds, Database db, String schema, Scenario scenario, Path executorJar,
                                Path logs, PostgresCpu postgres) throws Exception {
+        return measure(ds, db, schema, scenario, 0, executorJar, logs, postgres).result();
+    }
+
+    /**
+     * As {@link #measure(AgroalDataSource, Database, String, Scenario, Path, Path, PostgresCpu)},
+     * but the fresh nodes first drain {@code firstDrainJobs} jobs of the same kind (none if 0),
+     * and the scenario's drain is measured after it: a node that has run for a while, as in
+     * production, where a young JVM's one-off JIT compilation (most of a fresh node's CPU over a
+     * drain of seconds, docs/benchmarks/profile.md) is long done. Both drains are reported.
+     */
+    static Measured measure(AgroalDataSource ds, Database db, String schema, Scenario scenario, int firstDrainJobs,
+                            Path executorJar, Path logs, PostgresCpu postgres) throws Exception {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("drop schema if exists " + schema + " cascade");
         }
@@ -43,7 +62,15 @@ final class LocalFleet implements AutoCloseable {
         System.out.println("== " + scenario.label() + ": starting " + scenario.nodes() + " executor nodes ...");
         try (LocalFleet fleet = start(executorJar, db, schema, scenario, logs)) {
             CpuMeter cpu = () -> new CpuMeter.Reading(fleet.cpuMicros(), fleet.jitMicros(), postgres.micros());
-            return BenchRun.run(ds, schema, scenario, fleet.metricsUrls(), cpu, System.out::println);
+            BenchResult first = null;
+            if (firstDrainJobs > 0) {
+                System.out.println("   first drain, " + firstDrainJobs + " jobs (not the measured one):");
+                first = BenchRun.run(ds, schema, scenario.withJobs(firstDrainJobs), fleet.metricsUrls(), cpu,
+                        System.out::println);
+                System.out.println(first.text());
+                System.out.println("   measured drain:");
+            }
+            return new Measured(first, BenchRun.run(ds, schema, scenario, fleet.metricsUrls(), cpu, System.out::println));
         }
     }
 

@@ -33,11 +33,16 @@ final class LocalRunCommand implements Callable<Integer> {
     @Option(names = "--logs", defaultValue = "target/bench-logs", paramLabel = "DIR", description = "the nodes' logs")
     Path logs;
 
+    @Option(names = "--first-drain", defaultValue = "0", paramLabel = "JOBS",
+            description = "jobs the fresh nodes drain first, not measured (a node that has been running, as make bench measures)")
+    int firstDrainJobs;
+
     @Override
     public Integer call() throws Exception {
         Database db = run.database();
         try (AgroalDataSource ds = PooledDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4)) {
-            run.publish(LocalFleet.measure(ds, db, run.schema(), run.scenario(), executorJar, logs, PostgresCpu.of(ds)));
+            run.publish(LocalFleet.measure(ds, db, run.schema(), run.scenario(), firstDrainJobs, executorJar, logs,
+                    PostgresCpu.of(ds)).result());
         }
         return 0;
     }

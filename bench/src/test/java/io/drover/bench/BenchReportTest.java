@@ -1,0 +1,60 @@
+package io.drover.bench;
+
+import io.drover.bench.core.BenchResult;
+import io.drover.executor.acquire.LockMode;
+import io.drover.executor.bench.JobKind;
+import io.drover.executor.bench.Scenario;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The local page's results table, with each run's first drain beside it; what make bench drains first. */
+class BenchReportTest {
+    @Test
+    void everyResultRowHasTheHeadersCellsWithOrWithoutAFirstDrain() {
+        BenchResult measured = result(40_000, 12.5, 4.0);
+        BenchResult first = result(30_000, 31.0, 20.0);
+        String md = BenchReport.markdown("local", Map.of("command", "make bench"), floors(),
+                List.of(measured, measured), Arrays.asList(first, null), List.of(), List.of(), List.of());
+        List<String> table = md.lines().dropWhile(l -> !l.equals("## Results")).skip(2)
+                .takeWhile(l -> l.startsWith("|")).toList();
+        assertThat(table).hasSize(4); // header, separator, two rows
+        long cells = cells(table.get(0));
+        assertThat(cells).isEqualTo(25);
+        table.forEach(row -> assertThat(cells(row)).as(row).isEqualTo(cells));
+        assertThat(table.get(2)).endsWith("| 100,000 | 30,000 | 31.0 | 65% |");
+        assertThat(table.get(3)).endsWith("|  |  |  |  |");
+    }
+
+    @Test
+    void theFirstDrainIsAsLongAsTheMeasuredOneExceptWhereThatTakesMinutes() {
+        assertThat(BenchMatrix.firstDrainJobs(scenario("noop", 256))).isEqualTo(100_000);
+        assertThat(BenchMatrix.firstDrainJobs(scenario("noop", 1))).isEqualTo(10_000);
+        assertThat(BenchMatrix.firstDrainJobs(scenario("sleep:100", 256))).isEqualTo(20_000);
+    }
+
+    private static Scenario scenario(String kind, int page) {
+        return new Scenario(JobKind.parse(kind), 100_000, 2, LockMode.SkipLocked, page, 8, 1024, Duration.ofMinutes(3));
+    }
+
+    private static long cells(String row) {
+        return row.chars().filter(c -> c == '|').count() - 1;
+    }
+
+    private static Floors floors() {
+        return new Floors(List.of(new SqlFloor.Result("two-commit", "before", 100_000, 2, 256, 1.2, 80_000,
+                "job_acquire_idx", 470, 18, 0.0078, 55_000), new SqlFloor.Result("delete-only", "before", 100_000, 2,
+                256, 0.5, 180_000, "job_acquire_idx", 115, 8, 0.0039, 120_000)));
+    }
+
+    private static BenchResult result(double jobsPerSecond, double executorCpu, double jit) {
+        return new BenchResult("noop SkipLocked page=256 nodes=2 threads=8", "noop", "SkipLocked", 256, 2, 8, 1024,
+                100_000, 100_000, false, 100_000 / jobsPerSecond, jobsPerSecond, List.of(), 1, 2, 255, 0, Double.NaN,
+                0, Double.NaN, Double.NaN, 450, executorCpu, jit, 17, 0.006, 58_000);
+    }
+}
