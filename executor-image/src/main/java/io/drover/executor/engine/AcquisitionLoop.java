@@ -14,7 +14,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 
 /**
  * The one thread per node that takes due jobs from the database into the queue.
@@ -52,7 +51,7 @@ final class AcquisitionLoop {
     private final Heartbeats.Beat beat;
     private final ExecutorMetrics metrics;
     private final int pageSize;
-    private final IntSupplier unwrittenOutcomes;
+    private final OutcomeBacklog unwrittenOutcomes;
     private final int maxUnwrittenOutcomes;
     private final long intervalMillis;
     private final String nextDueSql;
@@ -66,16 +65,13 @@ final class AcquisitionLoop {
     private long lastWakeNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
     private volatile long lastSuccessNanos = System.nanoTime();
 
-    /** How long a cycle waits for the completion loop to catch up before it looks again. */
-    static final long OUTCOMES_WAIT_MILLIS = 5;
-
     /**
      * @param unwrittenOutcomes    outcomes waiting for the completion loop (not the batch it is writing)
      * @param maxUnwrittenOutcomes no acquisition while more than this many wait
      */
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
-                    IntSupplier unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
+                    OutcomeBacklog unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
                     String nodeName) {
         this.dataSource = dataSource;
         this.strategy = strategy;
@@ -105,9 +101,8 @@ final class AcquisitionLoop {
             beat.beat();
             int reserved = 0;
             try {
-                if (unwrittenOutcomes.getAsInt() > maxUnwrittenOutcomes) {
-                    Thread.sleep(OUTCOMES_WAIT_MILLIS); // the database is behind with outcomes: take no more
-                    continue;
+                if (!unwrittenOutcomes.awaitAtMost(maxUnwrittenOutcomes, intervalMillis)) {
+                    continue; // the database is behind with outcomes: take no more (loop to re-check stopping)
                 }
                 reserved = pool.reserve(refillAt, pageSize, intervalMillis);
                 if (reserved == 0) {

@@ -18,10 +18,12 @@ import java.util.concurrent.TimeUnit;
  * until it succeeds or the shutdown deadline passes; the jobs stay locked (and renewed) all
  * along, so an outcome is never lost silently: at worst the job runs again after lock expiry.
  */
-final class CompletionLoop {
+final class CompletionLoop implements OutcomeBacklog {
     private static final Logger LOG = Logger.getLogger(CompletionLoop.class);
 
     private final LinkedBlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
+    /** Notified each time a batch is taken from {@link #outcomes}: see {@link #awaitAtMost}. */
+    private final Object batchTaken = new Object();
     private final DataSource dataSource;
     private final CompletionWriter writer;
     private final HeldJobs held;
@@ -60,6 +62,21 @@ final class CompletionLoop {
         return outcomes.size();
     }
 
+    @Override
+    public boolean awaitAtMost(int max, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (batchTaken) {
+            while (outcomes.size() > max) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(batchTaken, left);
+            }
+        }
+        return true;
+    }
+
     /** The latest write failure, for liveness to name. */
     String lastProblem() {
         return problems.current();
@@ -82,6 +99,11 @@ final class CompletionLoop {
                 }
                 batch.add(first);
                 outcomes.drainTo(batch, maxBatch - 1);
+                // Under the monitor a waiter holds from its check of the size to its wait: no
+                // wake-up is lost between the two.
+                synchronized (batchTaken) {
+                    batchTaken.notifyAll();
+                }
                 writeUntilDone(batch);
                 batch.clear();
             } catch (InterruptedException e) {

@@ -81,7 +81,7 @@ public final class ExecutorEngine implements AutoCloseable {
         // Outcomes waiting to be written count against the node too: at most a queue's worth, or
         // one full write, before it stops acquiring (AcquisitionLoop).
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
-                database, heartbeats, metrics, settings.acquirePageSize(), completions::pending,
+                database, heartbeats, metrics, settings.acquirePageSize(), completions,
                 Math.max(settings.queueSize(), settings.completionBatchSize()), settings.acquireInterval(), sql, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
