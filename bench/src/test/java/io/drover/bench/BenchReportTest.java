@@ -38,6 +38,25 @@ class BenchReportTest {
         assertThat(BenchMatrix.firstDrainJobs(scenario("sleep:100", 256))).isEqualTo(20_000);
     }
 
+    @Test
+    void globalAgainstOptimisticIsJudgedByItsWorstPair() {
+        List<BenchResult> runs = List.of(run("Global", 1, 1, 700), run("Optimistic", 1, 1, 600),
+                run("Global", 256, 2, 30_000), run("Optimistic", 256, 2, 15_000),
+                run("Global", 512, 2, 20_000), run("Optimistic", 512, 2, 25_000), run("Global", 512, 1, 40_000));
+        BenchMatrix.Target t = BenchMatrix.globalOverOptimistic(runs).orElseThrow();
+        assertThat(t.ratio()).isEqualTo(0.8);
+        assertThat(t.met()).isFalse();
+        assertThat(t.detail()).contains("page 512, 2 nodes: 20,000 vs 25,000 jobs/s")
+                .contains("page 1 x 1: 1.17").contains("page 256 x 2: 2.00").doesNotContain("page 512 x 1");
+        assertThat(BenchMatrix.globalOverOptimistic(List.of(run("Global", 1, 1, 700)))).isEmpty();
+    }
+
+    private static BenchResult run(String mode, int page, int nodes, double jobsPerSecond) {
+        return new BenchResult("noop " + mode, "noop", mode, page, nodes, 8, 1024, 100_000, 100_000, false, 1,
+                jobsPerSecond, List.of(), 1, 2, page, 0, Double.NaN, 0, Double.NaN, Double.NaN, 450, 10, 5, 17, 0.006,
+                58_000);
+    }
+
     private static Scenario scenario(String kind, int page) {
         return new Scenario(JobKind.parse(kind), 100_000, 2, LockMode.SkipLocked, page, 8, 1024, Duration.ofMinutes(3));
     }
