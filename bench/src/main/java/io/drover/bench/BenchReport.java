@@ -222,7 +222,7 @@ final class BenchReport {
             2 cores shared with PostgreSQL, takes CPU from the database's backends. It is a one-off cost per node \
             (about a CPU-second), which a node that runs for hours has long paid, and pgbench, the floor, never \
             pays. The first drain's jobs/s and executor CPU are reported beside each result, so both are in view; \
-            until revision 0212890 this page reported the first drain only.
+            before revision 60069fe this page reported the first drain only.
 
             **Cost per job** is measured over the drain only (from the seed's commit to the last job gone) and \
             divided by the jobs drained. CPU times come in ticks of 10 ms, so over a drain of 20,000 jobs a CPU \
