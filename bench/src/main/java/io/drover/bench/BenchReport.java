@@ -232,9 +232,10 @@ final class BenchReport {
             which is most of a young node's CPU ([profile.md](profile.md));
             - *database CPU µs/job*: user + system CPU of the PostgreSQL server, the postmaster and all its \
             processes (backends, WAL writer, checkpointer, autovacuum), from `/proc`, with the children that \
-            exited counted through the postmaster's children times. It includes the benchmark's own polling of \
-            the remaining count (a few queries a second). For the floor it is the same figure; pgbench's own CPU is \
-            the client's, as the nodes' is for Drover, and is not in it;
+            exited counted through the postmaster's children times, except the backend of the benchmark's own \
+            session that polls the remaining count (a count over the seeded ids, several times a second, which \
+            pgbench has no counterpart of; before revision 8614d6a it was counted too). For the floor it is the \
+            same figure; pgbench's own CPU is the client's, as the nodes' is for Drover, and is not in it;
             - *commits/job*: transactions that wrote (the server's transaction-id counter), i.e. commits that each \
             flush the WAL; read-only transactions are not counted. pg_stat_database's `xact_commit` is not used: \
             since PostgreSQL 15 a busy backend publishes its counts at most once a second and an idle one up to \
@@ -297,6 +298,8 @@ final class BenchReport {
             revision 3a4843e). That floor deleted pages of an unanalyzed table, a plan the executor never runs, and \
             was about 3 x slower than the fair two-commit floor (18,767 against 54,887 jobs/s at 94f6f08); the ratio overstated Drover against the database's \
             ceiling. Cost per job columns added (executor and database CPU, commits, jobs per database core-second).
+            - Issue 20: the database CPU of a drain leaves out the benchmark's own polling session, which the \
+            floor does not have.
             - Issue 20: every configuration's nodes drain a first batch before the measured drain (see \
             [Method](#method)); the figures and targets are the measured drain's, the first drain's jobs/s and \
             executor CPU are reported beside them. Before, every figure was a fresh JVM's first drain, mostly its \

@@ -61,7 +61,8 @@ final class LocalFleet implements AutoCloseable {
         Migrations.migrate(ds, schema);
         System.out.println("== " + scenario.label() + ": starting " + scenario.nodes() + " executor nodes ...");
         try (LocalFleet fleet = start(executorJar, db, schema, scenario, logs)) {
-            CpuMeter cpu = () -> new CpuMeter.Reading(fleet.cpuMicros(), fleet.jitMicros(), postgres.micros());
+            CpuMeter cpu = watcher -> new CpuMeter.Reading(fleet.cpuMicros(), fleet.jitMicros(),
+                    postgres.microsExcept(watcher));
             BenchResult first = null;
             if (firstDrainJobs > 0) {
                 System.out.println("   first drain, " + firstDrainJobs + " jobs (not the measured one):");

@@ -46,6 +46,14 @@ final class PostgresCpu {
         return postmaster > 0;
     }
 
+    /**
+     * {@link #micros()} without one backend's CPU (a benchmark's own session, which is not the
+     * work measured); the whole server's if that backend is not seen.
+     */
+    double microsExcept(long backend) throws IOException {
+        return micros() - ProcStat.read(backend).filter(p -> p.ppid() == postmaster).map(ProcStat::cpuMicros).orElse(0L);
+    }
+
     /** CPU microseconds the server has used so far, NaN when not visible. */
     double micros() throws IOException {
         Optional<ProcStat> server = visible() ? ProcStat.read(postmaster) : Optional.empty();

@@ -10,6 +10,8 @@ import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -29,31 +31,42 @@ public final class BenchRun {
      */
     public static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
                                   CpuMeter cpu, Consumer<String> progress) throws Exception {
+        CpuMeter.Reading cpuUsed;
         Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
-        Seeder.Seeded seeded = Seeder.seed(dataSource, schema, s.kind(), s.jobs());
-        // The nodes start on the seed's commit: the clock starts first, the cost readings after.
-        long start = System.nanoTime();
-        CpuMeter.Reading cpuStart = cpu.read();
-        String walStart = Wal.position(dataSource);
-        long commitsStart = Commits.next(dataSource);
-        long total = seeded.count();
         Drain drain;
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement count = c.prepareStatement(
-                     "select count(*) from " + schema + ".job where id > ? and id <= ?")) {
-            count.setLong(1, seeded.afterId());
-            count.setLong(2, seeded.lastId());
-            drain = Drain.watch(start, total, s.timeout(), () -> {
-                try (ResultSet rs = count.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                }
-            }, (done, all, rate, elapsed) -> progress.accept(bar(done, all, rate, elapsed)));
+        long total;
+        CpuMeter.Reading cpuStart;
+        String walStart;
+        long commitsStart;
+        long start;
+        // The drain is watched on a connection of its own, opened before the seed: the database
+        // CPU leaves out its backend, so that it counts the fleet's work only, as the floor's
+        // counts pgbench's (which has no such watcher).
+        try (Connection c = dataSource.getConnection()) {
+            long watcher = backendPid(c);
+            Seeder.Seeded seeded = Seeder.seed(dataSource, schema, s.kind(), s.jobs());
+            // The nodes start on the seed's commit: the clock starts first, the cost readings after.
+            start = System.nanoTime();
+            cpuStart = cpu.read(watcher);
+            walStart = Wal.position(dataSource);
+            commitsStart = Commits.next(dataSource);
+            total = seeded.count();
+            try (PreparedStatement count = c.prepareStatement(
+                    "select count(*) from " + schema + ".job where id > ? and id <= ?")) {
+                count.setLong(1, seeded.afterId());
+                count.setLong(2, seeded.lastId());
+                drain = Drain.watch(start, total, s.timeout(), () -> {
+                    try (ResultSet rs = count.executeQuery()) {
+                        rs.next();
+                        return rs.getLong(1);
+                    }
+                }, (done, all, rate, elapsed) -> progress.accept(bar(done, all, rate, elapsed)));
+            }
+            cpuUsed = cpu.read(watcher).since(cpuStart);
         }
         long end = drain.endNanos();
         long remaining = drain.remaining();
         List<Double> intervals = drain.intervals();
-        CpuMeter.Reading cpuUsed = cpu.read().since(cpuStart);
         double walBytes = Wal.bytesSince(dataSource, walStart);
         long commits = Commits.next(dataSource) - commitsStart;
         Prometheus after = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
@@ -79,6 +92,13 @@ public final class BenchRun {
                 BenchResult.round(BenchResult.perJob(cpuUsed.executorJitMicros(), drained), 1), BenchResult.round(databaseCpuPerJob, 1),
                 BenchResult.round(BenchResult.perJob(commits, drained), 4),
                 BenchResult.round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
+    }
+
+    private static long backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     static String bar(long done, long total, double rate, double elapsed) {

@@ -8,9 +8,13 @@ package io.drover.executor.bench;
  */
 public interface CpuMeter {
     /** Sees nothing: every figure NaN. */
-    CpuMeter NONE = () -> new Reading(Double.NaN, Double.NaN, Double.NaN);
+    CpuMeter NONE = watcher -> new Reading(Double.NaN, Double.NaN, Double.NaN);
 
-    Reading read() throws Exception;
+    /**
+     * @param watcherBackend the database backend (pid) of the benchmark's own watching
+     *                       connection, whose CPU the database figure leaves out
+     */
+    Reading read(long watcherBackend) throws Exception;
 
     /**
      * CPU microseconds so far of the executor nodes (all threads), of their JIT compiler threads
