@@ -169,8 +169,14 @@ final class BenchMatrix {
             return String.format(atMost ? "< %.0f" : ">= %.2f", goal);
         }
 
+        /** Ratios with three decimals: at two, a ratio just under its goal reads as the goal itself. */
+        String measuredText() {
+            return String.format(atMost ? "%.2f" : "%.3f", ratio);
+        }
+
         String line() {
-            return String.format("%s %s: %.2f (goal %s) %s", met() ? "MET " : "MISS", name, ratio, goalText(), detail);
+            return String.format("%s %s: %s (goal %s) %s", met() ? "MET " : "MISS", name, measuredText(), goalText(),
+                    detail);
         }
     }
 

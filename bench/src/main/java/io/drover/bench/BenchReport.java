@@ -35,7 +35,7 @@ final class BenchReport {
         md.append("![jobs per second by configuration](").append(name).append(".png)\n\n");
         md.append("## Targets (figures from this run)\n\n| target | measured | goal | | detail |\n|---|---|---|---|---|\n");
         for (BenchMatrix.Target t : targets) {
-            md.append(String.format("| %s | %.2f | %s | %s | %s |%n", t.name(), t.ratio(), t.goalText(),
+            md.append(String.format("| %s | %s | %s | %s | %s |%n", t.name(), t.measuredText(), t.goalText(),
                     t.met() ? "met" : "**missed**", t.detail()));
         }
         floor(md, floors);

@@ -30,6 +30,9 @@ class LatencyTargetsTest {
         assertThat(new BenchMatrix.Target("r", 0.7, 0.6, "").met()).isTrue();
         assertThat(new BenchMatrix.Target("r", 0.5, 0.6, "").met()).isFalse();
         assertThat(new BenchMatrix.Target("r", 0.5, 0.6, "").goalText()).isEqualTo(">= 0.60");
+        // 0.597 must not read as 0.60 beside a goal of 0.60
+        assertThat(new BenchMatrix.Target("r", 0.5969, 0.6, "").measuredText()).isEqualTo("0.597");
+        assertThat(new BenchMatrix.Target("l", 19.44, 50, "", true).measuredText()).isEqualTo("19.44");
         assertThat(new BenchMatrix.Target("l", Double.NaN, 10, "", true).met()).isFalse();
     }
 
