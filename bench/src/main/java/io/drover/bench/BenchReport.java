@@ -234,7 +234,7 @@ final class BenchReport {
             processes (backends, WAL writer, checkpointer, autovacuum), from `/proc`, with the children that \
             exited counted through the postmaster's children times, except the backend of the benchmark's own \
             session that polls the remaining count (a count over the seeded ids, several times a second, which \
-            pgbench has no counterpart of; before revision 8614d6a it was counted too). For the floor it is the \
+            pgbench has no counterpart of; before revision e65f770 it was counted too). For the floor it is the \
             same figure; pgbench's own CPU is the client's, as the nodes' is for Drover, and is not in it;
             - *commits/job*: transactions that wrote (the server's transaction-id counter), i.e. commits that each \
             flush the WAL; read-only transactions are not counted. pg_stat_database's `xact_commit` is not used: \

@@ -19,9 +19,9 @@ class FloorScriptTest {
                 .contains("set locked_by = 'floor-:client_id', lock_expires_at = now() + 60000 * interval")
                 .endsWith(") select coalesce(array_agg(id), '{}') as ids from locked \\gset")
                 .doesNotContain("?");
-        assertThat(lines[1]).isEqualTo("delete from floor.job where id = any(':ids') and locked_by = 'floor-:client_id';");
+        assertThat(lines[1]).isEqualTo("delete from floor.job where id = any(':ids') and locked_by is not distinct from 'floor-:client_id';");
         assertThat(s.explained().get(1))
-                .isEqualTo("delete from floor.job where id = any('{1,2,3}') and locked_by = 'floor-0'");
+                .isEqualTo("delete from floor.job where id = any('{1,2,3}') and locked_by is not distinct from 'floor-0'");
         assertThat(s.explained().get(0)).doesNotContain(":client_id");
     }
 
