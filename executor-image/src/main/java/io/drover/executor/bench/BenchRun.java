@@ -31,14 +31,7 @@ public final class BenchRun {
      */
     public static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
                                   CpuMeter cpu, Consumer<String> progress) throws Exception {
-        CpuMeter.Reading cpuUsed;
         Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
-        Drain drain;
-        long total;
-        CpuMeter.Reading cpuStart;
-        String walStart;
-        long commitsStart;
-        long start;
         // The drain is watched on a connection of its own, opened before the seed: the database
         // CPU leaves out its backend, so that it counts the fleet's work only, as the floor's
         // counts pgbench's (which has no such watcher).
@@ -46,11 +39,12 @@ public final class BenchRun {
             long watcher = backendPid(c);
             Seeder.Seeded seeded = Seeder.seed(dataSource, schema, s.kind(), s.jobs());
             // The nodes start on the seed's commit: the clock starts first, the cost readings after.
-            start = System.nanoTime();
-            cpuStart = cpu.read(watcher);
-            walStart = Wal.position(dataSource);
-            commitsStart = Commits.next(dataSource);
-            total = seeded.count();
+            long start = System.nanoTime();
+            CpuMeter.Reading cpuStart = cpu.read(watcher);
+            String walStart = Wal.position(dataSource);
+            long commitsStart = Commits.next(dataSource);
+            long total = seeded.count();
+            Drain drain;
             try (PreparedStatement count = c.prepareStatement(
                     "select count(*) from " + schema + ".job where id > ? and id <= ?")) {
                 count.setLong(1, seeded.afterId());
@@ -62,36 +56,36 @@ public final class BenchRun {
                     }
                 }, (done, all, rate, elapsed) -> progress.accept(bar(done, all, rate, elapsed)));
             }
-            cpuUsed = cpu.read(watcher).since(cpuStart);
+            CpuMeter.Reading cpuUsed = cpu.read(watcher).since(cpuStart);
+            long end = drain.endNanos();
+            long remaining = drain.remaining();
+            List<Double> intervals = drain.intervals();
+            double walBytes = Wal.bytesSince(dataSource, walStart);
+            long commits = Commits.next(dataSource) - commitsStart;
+            Prometheus after = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
+            double executorMicros = Double.isNaN(cpuUsed.executorMicros())
+                    ? after.sumSince(Prometheus.PROCESS_CPU_NANOS, before, Double.NaN) / 1000 : cpuUsed.executorMicros();
+            double seconds = (end - start) / 1e9;
+            long drained = total - remaining;
+            double databaseCpuPerJob = BenchResult.perJob(cpuUsed.databaseMicros(), drained);
+            double rate = drained / seconds;
+            double theoretical = s.theoreticalMaxPerSecond();
+            return new BenchResult(s.label(), s.kind().name(), s.lockMode().name(), s.acquirePageSize(), s.nodes(),
+                    s.threads(), s.queueSize(), total, drained, remaining > 0, BenchResult.round(seconds, 2), BenchResult.round(rate, 1), intervals,
+                    BenchResult.round(after.quantileSince("drover_job_start_delay_seconds", 0.50, before) * 1000, 1),
+                    BenchResult.round(after.quantileSince("drover_job_start_delay_seconds", 0.99, before) * 1000, 1),
+                    BenchResult.round(after.sumSince("drover_acquisition_jobs_sum", before)
+                            / after.sumSince("drover_acquisition_jobs_count", before), 1),
+                    after.sumSince("drover_optimistic_lock_failures_total", before),
+                    BenchResult.round(after.meanSince("drover_global_lock_wait_seconds", before) * 1000, 3),
+                    after.sumSince("drover_global_lock_timeouts_total", before),
+                    theoretical, Double.isNaN(theoretical) ? Double.NaN : BenchResult.round(100 * rate / theoretical, 1),
+                    BenchResult.round(BenchResult.perJob(walBytes, drained), 0),
+                    BenchResult.round(BenchResult.perJob(executorMicros, drained), 1),
+                    BenchResult.round(BenchResult.perJob(cpuUsed.executorJitMicros(), drained), 1), BenchResult.round(databaseCpuPerJob, 1),
+                    BenchResult.round(BenchResult.perJob(commits, drained), 4),
+                    BenchResult.round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
         }
-        long end = drain.endNanos();
-        long remaining = drain.remaining();
-        List<Double> intervals = drain.intervals();
-        double walBytes = Wal.bytesSince(dataSource, walStart);
-        long commits = Commits.next(dataSource) - commitsStart;
-        Prometheus after = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
-        double executorMicros = Double.isNaN(cpuUsed.executorMicros())
-                ? after.sumSince(Prometheus.PROCESS_CPU_NANOS, before, Double.NaN) / 1000 : cpuUsed.executorMicros();
-        double seconds = (end - start) / 1e9;
-        long drained = total - remaining;
-        double databaseCpuPerJob = BenchResult.perJob(cpuUsed.databaseMicros(), drained);
-        double rate = drained / seconds;
-        double theoretical = s.theoreticalMaxPerSecond();
-        return new BenchResult(s.label(), s.kind().name(), s.lockMode().name(), s.acquirePageSize(), s.nodes(),
-                s.threads(), s.queueSize(), total, drained, remaining > 0, BenchResult.round(seconds, 2), BenchResult.round(rate, 1), intervals,
-                BenchResult.round(after.quantileSince("drover_job_start_delay_seconds", 0.50, before) * 1000, 1),
-                BenchResult.round(after.quantileSince("drover_job_start_delay_seconds", 0.99, before) * 1000, 1),
-                BenchResult.round(after.sumSince("drover_acquisition_jobs_sum", before)
-                        / after.sumSince("drover_acquisition_jobs_count", before), 1),
-                after.sumSince("drover_optimistic_lock_failures_total", before),
-                BenchResult.round(after.meanSince("drover_global_lock_wait_seconds", before) * 1000, 3),
-                after.sumSince("drover_global_lock_timeouts_total", before),
-                theoretical, Double.isNaN(theoretical) ? Double.NaN : BenchResult.round(100 * rate / theoretical, 1),
-                BenchResult.round(BenchResult.perJob(walBytes, drained), 0),
-                BenchResult.round(BenchResult.perJob(executorMicros, drained), 1),
-                BenchResult.round(BenchResult.perJob(cpuUsed.executorJitMicros(), drained), 1), BenchResult.round(databaseCpuPerJob, 1),
-                BenchResult.round(BenchResult.perJob(commits, drained), 4),
-                BenchResult.round(BenchResult.perDatabaseCoreSecond(databaseCpuPerJob), 0));
     }
 
     private static long backendPid(Connection c) throws SQLException {
