@@ -40,15 +40,9 @@ final class LocalFleet implements AutoCloseable {
     record Measured(BenchResult firstDrain, BenchResult result) {
     }
 
-    /** One run: a fresh schema, N fresh nodes started before the seed, stopped after. */
-    static BenchResult measure(AgroalDataSource ds, Database db, String schema, Scenario scenario, Path executorJar,
-                               Path logs, PostgresCpu postgres) throws Exception {
-        return measure(ds, db, schema, scenario, 0, executorJar, logs, postgres).result();
-    }
-
     /**
-     * As {@link #measure(AgroalDataSource, Database, String, Scenario, Path, Path, PostgresCpu)},
-     * but the fresh nodes first drain {@code firstDrainJobs} jobs of the same kind (none if 0),
+     * One run: a fresh schema, N fresh nodes started before the seed, stopped after. The fresh
+     * nodes first drain {@code firstDrainJobs} jobs of the same kind (none if 0),
      * and the scenario's drain is measured after it: a node that has run for a while, as in
      * production, where a young JVM's one-off JIT compilation (most of a fresh node's CPU over a
      * drain of seconds, docs/benchmarks/profile.md) is long done. Both drains are reported.
