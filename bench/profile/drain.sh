@@ -9,7 +9,8 @@
 #   env     PGHOST PGPORT PGUSER PGPASSWORD PGDATABASE: a PostgreSQL the nodes and psql reach
 #           WARM=N   drain N jobs first (JIT-warm nodes)
 #           JAVA_OPTS  more node JVM flags (e.g. -XX:TieredStopAtLevel=1)
-#           PERF=1   record `perf` over the drain (perf report --sort comm,dso)
+#           PERF=1   record `perf` over the drain (perf report --sort comm,dso); the nodes' JIT
+#                    symbols are written to /tmp/perf-<pid>.map, so compiled Java frames have names
 #           JAVA=bench/profile/jfr-node.sh  JFR from each node's launch into $JFRDIR
 # Results in target/profile/LABEL/ (result.txt, threads.txt, node logs, metrics).
 set -euo pipefail
@@ -26,7 +27,8 @@ $PSQL -c "drop schema if exists $SCHEMA cascade" >/dev/null
 TCK=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 threads() { for p in "${PIDS[@]}"; do for t in /proc/"$p"/task/*; do
-  echo "$p $(basename "$t") $(tr ' ' '_' <"$t/comm") $(awk '{print $14"_"$15"_"$10}' "$t/stat")"; done; done; }
+  echo "$p $(basename "$t") $(tr ' ' '_' <"$t/comm") $(awk '{print $14"_"$15"_"$10}' "$t/stat")_$(awk \
+    '/^voluntary_ctxt/ {v=$2} /^nonvoluntary_ctxt/ {n=$2} END {print v"_"n}' "$t/status")"; done; done; }
 PIDS=()
 for i in $(seq 0 $((NODES - 1))); do
   QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$PGHOST:$PGPORT/$PGDATABASE QUARKUS_DATASOURCE_USERNAME=$PGUSER \
@@ -57,12 +59,15 @@ T0=$(date +%s.%N)
 drain "$JOBS"
 T1=$(date +%s.%N)
 threads >"$OUT/threads1.txt"
-[[ -n ${PERF:-} ]] && { kill -INT "$PERFPID"; wait "$PERFPID" || true; }
+if [[ -n ${PERF:-} ]]; then
+  kill -INT "$PERFPID"; wait "$PERFPID" || true
+  for p in "${PIDS[@]}"; do "$(dirname "$JAVA")/jcmd" "$p" Compiler.perfmap >/dev/null 2>&1 || true; done
+fi
 for i in $(seq 0 $((NODES - 1))); do curl -s "http://127.0.0.1:$((18080 + i))/q/metrics" >"$OUT/metrics-$i.txt"; done
 TOT=0
 for p in "${PIDS[@]}"; do TOT=$((TOT + $(cpu "$p") - ${C0[$p]})); done
 echo "$T0 $T1" >"$OUT/window.txt"
-python3 "$HERE/threads.py" "$OUT/threads0.txt" "$OUT/threads1.txt" >"$OUT/threads.txt"
+python3 "$HERE/threads.py" "$OUT/threads0.txt" "$OUT/threads1.txt" "$JOBS" >"$OUT/threads.txt"
 python3 -c "
 jobs, ticks, wall = $JOBS, $TOT, $T1 - $T0
 print(f'$LABEL nodes=$NODES jobs={jobs} wall={wall:.1f}s jobs/s={jobs / wall:.0f}'
