@@ -37,7 +37,7 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     }
 
     public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
-        this.selectCandidates = sql.selectCandidates();
+        this.selectCandidates = IndexPlans.pinned(sql.selectCandidates());
         this.claim = sql.claimCandidate();
         this.readClaimed = sql.readClaimed();
         this.owner = owner;
@@ -47,18 +47,15 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
 
     @Override
     public Acquisition acquire(Connection c, int max) throws SQLException {
-        List<Candidate> candidates = IndexPlans.inTransaction(c, () -> {
-            List<Candidate> found = new ArrayList<>(max);
-            try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
-                ps.setInt(1, max);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.add(new Candidate(rs.getLong(1), rs.getInt(2), rs.getString(3)));
-                    }
+        List<Candidate> candidates = new ArrayList<>(max);
+        try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
+            ps.setInt(1, max);
+            try (ResultSet rs = IndexPlans.executeQuery(ps)) {
+                while (rs.next()) {
+                    candidates.add(new Candidate(rs.getLong(1), rs.getInt(2), rs.getString(3)));
                 }
             }
-            return found;
-        });
+        }
         if (candidates.isEmpty()) {
             return Acquisition.NONE;
         }

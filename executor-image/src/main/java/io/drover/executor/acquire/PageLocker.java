@@ -28,23 +28,22 @@ final class PageLocker {
 
     /** @param skipLocked add FOR UPDATE SKIP LOCKED (SkipLocked mode); Global mode needs none */
     PageLocker(JobSql sql, String owner, Duration lockExpiry, boolean skipLocked) {
-        this.sql = sql.lockPage(skipLocked);
+        this.sql = IndexPlans.pinned(sql.lockPage(skipLocked));
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
     }
 
-    /** Runs in the caller's transaction (Global mode) or in one of its own (SkipLocked). */
+    /**
+     * Runs in the caller's transaction (Global mode), or in auto-commit mode as one request, its
+     * own transaction (SkipLocked): one round trip either way.
+     */
     List<AcquiredJob> lock(Connection c, int limit) throws SQLException {
-        return IndexPlans.inTransaction(c, () -> lockPinned(c, limit));
-    }
-
-    private List<AcquiredJob> lockPinned(Connection c, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, limit);
             ps.setString(2, owner);
             ps.setLong(3, lockExpiryMillis);
             List<AcquiredJob> jobs = new ArrayList<>(limit);
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = IndexPlans.executeQuery(ps)) {
                 while (rs.next()) {
                     jobs.add(AcquiredJob.from(rs));
                 }

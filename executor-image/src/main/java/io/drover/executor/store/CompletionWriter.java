@@ -94,7 +94,7 @@ public final class CompletionWriter {
     /** Writes the batch; see the class comment for outcomes the database refuses. */
     public Result write(Connection c, Batch batch) throws SQLException {
         try {
-            return new Result(Transactions.run(c, () -> writeAll(c, batch.entries())), List.of(), List.of());
+            return new Result(writeAll(c, batch.entries()), List.of(), List.of());
         } catch (SQLException e) {
             if (SqlErrors.unreachable(e)) {
                 throw e;
@@ -105,7 +105,7 @@ public final class CompletionWriter {
         List<Long> unwritable = new ArrayList<>();
         for (Entry entry : batch.entries()) {
             try {
-                written += Transactions.run(c, () -> writeAll(c, List.of(entry)));
+                written += writeAll(c, List.of(entry));
             } catch (SQLException e) {
                 if (SqlErrors.unreachable(e)) {
                     throw e;
@@ -114,7 +114,7 @@ public final class CompletionWriter {
                         "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()),
                         entry.attemptDelta());
                 try {
-                    written += Transactions.run(c, () -> writeAll(c, List.of(dead)));
+                    written += writeAll(c, List.of(dead));
                     refused.add(entry.id());
                 } catch (SQLException deadFailed) {
                     if (SqlErrors.unreachable(deadFailed)) {
@@ -127,11 +127,20 @@ public final class CompletionWriter {
         return new Result(written, refused, unwritable);
     }
 
+    /**
+     * Writes the entries in one transaction. Outcomes of one kind (a drain's batches are all
+     * DONE) are one statement, which runs in auto-commit mode as its own transaction: one round
+     * trip, where a BEGIN with it and a COMMIT after it were two.
+     */
     private int writeAll(Connection c, List<Entry> entries) throws SQLException {
         Map<Kind, List<Entry>> byKind = new EnumMap<>(Kind.class);
         for (Entry e : entries) {
             byKind.computeIfAbsent(e.kind(), k -> new ArrayList<>()).add(e);
         }
+        return byKind.size() == 1 ? writeGroups(c, byKind) : Transactions.run(c, () -> writeGroups(c, byKind));
+    }
+
+    private int writeGroups(Connection c, Map<Kind, List<Entry>> byKind) throws SQLException {
         int written = 0;
         for (Map.Entry<Kind, List<Entry>> group : byKind.entrySet()) {
             List<Entry> es = group.getValue();

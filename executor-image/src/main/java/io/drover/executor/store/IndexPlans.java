@@ -2,19 +2,27 @@ package io.drover.executor.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * Pins the plan of the acquisition statements for the current transaction. A queue's
- * acquisition has one right plan: walk job_acquire_idx in order, stop after the page, update
- * the rows where they are (a TID scan, see JobSql#lockPage). PostgreSQL's cost model does not
- * always find it: on a burst of jobs not yet analyzed it bitmap-scans and sorts the whole due
- * set, and on an analyzed backlog it may hash-join a page of 512 over a scan of the whole table (both measured:
- * 30-100 jobs/s instead of ~900, see AcquisitionPlanTest). SET LOCAL of the planner switches
- * leaves the index plans as the only ones, for this transaction only: pooled connections are
- * shared with handlers and must not change. JIT compilation is off too: a disabled plan node is
- * costed at 10^10, far above jit_above_cost, and compiling one page's statement took 300 ms
- * (measured on PostgreSQL 15 with LLVM) where running it takes one.
+ * Pins the plan of the acquisition statements. A queue's acquisition has one right plan: walk
+ * job_acquire_idx in order, stop after the page, update the rows where they are (a TID scan, see
+ * JobSql#lockPage). PostgreSQL's cost model does not always find it: on a burst of jobs not yet
+ * analyzed it bitmap-scans and sorts the whole due set, and on an analyzed backlog it may
+ * hash-join a page of 512 over a scan of the whole table (both measured: 30-100 jobs/s instead of
+ * ~900, see AcquisitionPlanTest). Turning the planner's other choices off for the transaction
+ * (set_config with is_local) leaves the index plans as the only ones, for that transaction only:
+ * the engine's connections run other statements too, whose plans must not change. JIT
+ * compilation is off too: a disabled plan node is costed at 10^10, far above jit_above_cost, and
+ * compiling one page's statement took 300 ms (measured on PostgreSQL 15 with LLVM) where running
+ * it takes one.
+ *
+ * <p>The pin travels with its statement ({@link #pinned}): pgjdbc sends both statements of one
+ * PreparedStatement before a single Sync, and the server runs everything up to a Sync in one
+ * transaction, an implicit one in auto-commit mode. So an acquisition in auto-commit mode is one
+ * round trip and one commit, where a BEGIN, the pin, the page and a COMMIT were four round trips
+ * (a third of a no-op drain's acquirer CPU went to socket calls; docs/benchmarks/profile.md).
  */
 public final class IndexPlans {
     // Not in JobSql with the statements: it names no table and no predicate, only planner
@@ -27,18 +35,28 @@ public final class IndexPlans {
     private IndexPlans() {
     }
 
-    /** Applies to the connection's current transaction (it must not be in auto-commit). */
+    /** Applies to the connection's current transaction (it must not be in auto-commit): for EXPLAIN. */
     public static void pin(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(SQL)) {
             ps.execute();
         }
     }
 
-    /** Runs {@code work} with the plans pinned, in the caller's transaction or in one of its own. */
-    public static <T> T inTransaction(Connection c, Transactions.SqlWork<T> work) throws SQLException {
-        return Transactions.run(c, () -> {
-            pin(c);
-            return work.run();
-        });
+    /**
+     * The statement preceded by the pin, to prepare as one PreparedStatement (its parameters are
+     * the statement's) and run with {@link #executeQuery}: in the connection's transaction, or in
+     * auto-commit mode in the implicit transaction of the one request.
+     */
+    public static String pinned(String statement) {
+        return SQL + "; " + statement;
+    }
+
+    /** Runs a statement prepared from {@link #pinned} and returns its result, past the pin's. */
+    public static ResultSet executeQuery(PreparedStatement ps) throws SQLException {
+        ps.execute();
+        if (!ps.getMoreResults()) {
+            throw new SQLException("a pinned statement returned no result after the pin's");
+        }
+        return ps.getResultSet();
     }
 }

@@ -27,12 +27,22 @@ public final class PooledDataSource {
     public static final int ENGINE_POOL_SIZE = 7;
     /** How long a connection may be checked on borrow: a half-open one must not hang the caller. */
     private static final int VALIDATION_SECONDS = 5;
+    /**
+     * A connection returned to the pool longer ago than this is checked before it is handed out
+     * again. One the engine's loops used a moment ago is not: the check is a round trip (an empty
+     * query, with two socket-option calls around it) per borrow, a quarter of an acquisition
+     * cycle's and a third of a completion batch's round trips when they were checked on every
+     * borrow. It would not catch more: a connection that breaks between two uses milliseconds
+     * apart is no different from one that breaks during a statement, which the socket timeout
+     * ends, and then {@link #fatal} has the pool discard it.
+     */
+    static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
 
     private PooledDataSource() {
     }
 
     public static AgroalDataSource create(String jdbcUrl, String user, String password, int maxSize) {
-        return build(maxSize, Duration.ofSeconds(30), f -> f
+        return build(maxSize, Duration.ofSeconds(30), IDLE_VALIDATION, f -> f
                 .jdbcUrl(jdbcUrl)
                 .principal(new NamePrincipal(user))
                 .credential(new SimplePassword(password == null ? "" : password)));
@@ -51,7 +61,7 @@ public final class PooledDataSource {
         Properties props = new Properties();
         props.putAll(f.jdbcProperties());
         props.putAll(engineProperties(databaseTimeout));
-        return build(ENGINE_POOL_SIZE, databaseTimeout, factory -> {
+        return build(ENGINE_POOL_SIZE, databaseTimeout, IDLE_VALIDATION, factory -> {
             factory.jdbcUrl(f.jdbcUrl()).principal(f.principal());
             credentials(factory, f.credentials());
             props.forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
@@ -61,7 +71,13 @@ public final class PooledDataSource {
 
     /** As {@link #forEngine(AgroalDataSource, Duration)}, from a URL and credentials (tests, benchmark). */
     public static AgroalDataSource forEngine(String jdbcUrl, String user, String password, Duration databaseTimeout) {
-        return build(ENGINE_POOL_SIZE, databaseTimeout, factory -> {
+        return forEngine(jdbcUrl, user, password, databaseTimeout, IDLE_VALIDATION);
+    }
+
+    /** As above, with connections checked on borrow after {@code idleValidation} idle (tests). */
+    static AgroalDataSource forEngine(String jdbcUrl, String user, String password, Duration databaseTimeout,
+                                      Duration idleValidation) {
+        return build(ENGINE_POOL_SIZE, databaseTimeout, idleValidation, factory -> {
             factory.jdbcUrl(jdbcUrl).principal(new NamePrincipal(user))
                     .credential(new SimplePassword(password == null ? "" : password));
             engineProperties(databaseTimeout).forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
@@ -91,23 +107,38 @@ public final class PooledDataSource {
         return p;
     }
 
+    /**
+     * Whether a failure leaves the connection unusable: connection errors (08: the I/O error of a
+     * socket timeout or a reset among them), the server ending the session (57P01-57P03 as it
+     * shuts down, terminates the backend or restarts), or no SQLState at all (an I/O failure
+     * the driver did not classify). Statement errors (a refused row, a timeout the server
+     * cancelled: 57014) leave it usable.
+     */
+    static boolean fatal(SQLException e) {
+        String state = e.getSQLState();
+        return state == null || state.startsWith("08") || state.startsWith("57P");
+    }
+
     private static void credentials(AgroalConnectionFactoryConfigurationSupplier factory, Collection<Object> credentials) {
         for (Object c : credentials) {
             factory.credential(c);
         }
     }
 
-    private static AgroalDataSource build(int maxSize, Duration acquisitionTimeout,
+    private static AgroalDataSource build(int maxSize, Duration acquisitionTimeout, Duration idleValidation,
                                           UnaryOperator<AgroalConnectionFactoryConfigurationSupplier> factory) {
         var config = new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool
                         .maxSize(maxSize)
                         .acquisitionTimeout(acquisitionTimeout)
-                        // A connection broken by a failover or a terminated backend is detected on
-                        // borrow and replaced, not handed out again. (Agroal's default validator
-                        // calls isValid(0), which waits forever on a half-open connection.)
-                        .validateOnBorrow(true)
+                        // A connection broken while it sat in the pool (a failover, a terminated
+                        // backend) is detected on borrow and replaced, not handed out again.
+                        // (Agroal's default validator calls isValid(0), which waits forever on a
+                        // half-open connection.)
+                        .idleValidationTimeout(idleValidation)
                         .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(VALIDATION_SECONDS))
+                        // One that broke in use is discarded when it is closed, not pooled again.
+                        .exceptionSorter(PooledDataSource::fatal)
                         // New connections now and then: after a DNS failover (RDS) they reach the new primary.
                         .maxLifetime(Duration.ofMinutes(30))
                         .connectionFactoryConfiguration(factory::apply));

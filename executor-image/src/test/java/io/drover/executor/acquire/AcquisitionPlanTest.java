@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The acquisition statements of every lock mode read the backlog through job_acquire_idx in
  * order, stop after the page, and update the rows found by address (TID scan): no sort, no
  * sequential scan, no walk of an index per row, on a large backlog. Checked as they run (plans
- * pinned by IndexPlans) right after a burst of inserts before any ANALYZE, after one, and after
+ * pinned by IndexPlans, in the same request, as the acquisition sends them) right after a burst of inserts before any ANALYZE, after one, and after
  * a burst into a table whose statistics say the acquisition index is empty (autovacuum visited
  * while every job was held): there, the update's lookup by id chose job_acquire_idx, walking it
  * whole for the page, and a 400,000-job backlog drained at 4,300 instead of 20,000-35,000
@@ -130,21 +131,20 @@ class AcquisitionPlanTest {
         return out.toString();
     }
 
-    /** @param pinned as in the acquisition's transaction ({@link IndexPlans}) */
+    /**
+     * @param pinned as the acquisition runs it: the pin in the same request ({@link IndexPlans#pinned}),
+     *               in auto-commit mode, so the test also proves the pin reaches the statement
+     */
     private static String plan(String sql, boolean pinned) throws Exception {
         List<String> lines = new ArrayList<>();
-        try (Connection c = db.getConnection()) {
-            c.setAutoCommit(false);
-            if (pinned) {
-                IndexPlans.pin(c);
+        String explain = "explain (costs off) " + sql;
+        try (Connection c = db.getConnection();
+             PreparedStatement ps = c.prepareStatement(pinned ? IndexPlans.pinned(explain) : explain);
+             ResultSet rs = pinned ? IndexPlans.executeQuery(ps) : ps.executeQuery()) {
+            assertThat(c.getAutoCommit()).isTrue();
+            while (rs.next()) {
+                lines.add(rs.getString(1));
             }
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("explain (costs off) " + sql)) {
-                while (rs.next()) {
-                    lines.add(rs.getString(1));
-                }
-            }
-            c.rollback();
-            c.setAutoCommit(true);
         }
         return String.join("\n", lines);
     }

@@ -1,0 +1,100 @@
+package io.drover.executor.store;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The engine's pool checks a connection on borrow only when it sat idle for a while, so a busy
+ * loop pays no round trip per borrow, and still never hands out a connection whose session the
+ * server ended more than once: one found broken on borrow after idling is replaced, and one
+ * borrowed again at once is discarded after the one call that failed on it. On a real
+ * PostgreSQL, backends ended with pg_terminate_backend (as a failover or an administrator ends
+ * them).
+ */
+class EnginePoolTest {
+    private static final AgroalDataSource admin = TestDatabase.sharedPool();
+
+    @Test
+    void aConnectionUsedAMomentAgoIsHandedOutUncheckedAndDiscardedOnceItFails() throws Exception {
+        // The check interval is long here, so the borrow after the termination is surely "at once".
+        try (AgroalDataSource pool = enginePool(Duration.ofMinutes(1))) {
+            long first = backendPid(pool);
+            assertThat(backendPid(pool)).as("the same connection, again").isEqualTo(first);
+            terminate(first);
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                assertThatThrownBy(() -> s.execute("select 1"))
+                        .as("handed out unchecked: the ended session fails its next call")
+                        .isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(PooledDataSource.fatal((SQLException) e)).isTrue());
+            }
+            assertThat(backendPid(pool)).as("the failed connection was discarded, not pooled again")
+                    .isNotEqualTo(first);
+        }
+    }
+
+    @Test
+    void aConnectionIdleLongerThanTheCheckIntervalIsCheckedAndReplacedWhenBroken() throws Exception {
+        try (AgroalDataSource pool = enginePool(PooledDataSource.IDLE_VALIDATION)) {
+            long first = backendPid(pool);
+            terminate(first);
+            Thread.sleep(PooledDataSource.IDLE_VALIDATION.toMillis() + 200);
+            // No failure: the broken connection is found on borrow and a new one handed out.
+            assertThat(backendPid(pool)).isNotEqualTo(first);
+        }
+    }
+
+    @Test
+    void aStatementTheDatabaseRefusesLeavesTheConnectionPooled() throws Exception {
+        try (AgroalDataSource pool = enginePool(PooledDataSource.IDLE_VALIDATION)) {
+            long first = backendPid(pool);
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                assertThatThrownBy(() -> s.execute("select 1/0")).isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(PooledDataSource.fatal((SQLException) e)).isFalse());
+            }
+            assertThat(backendPid(pool)).as("a refused statement does not cost the connection").isEqualTo(first);
+        }
+    }
+
+    private static AgroalDataSource enginePool(Duration idleValidation) {
+        return PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres", Duration.ofSeconds(10),
+                idleValidation);
+    }
+
+    private static long backendPid(AgroalDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Ends the backend and waits until the server no longer lists it. */
+    private static void terminate(long pid) throws Exception {
+        try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("select pg_terminate_backend(" + pid + ")")) {
+                rs.next();
+                assertThat(rs.getBoolean(1)).as("backend %d terminated", pid).isTrue();
+            }
+            for (int i = 0; i < 250; i++) {
+                try (ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity where pid = " + pid)) {
+                    rs.next();
+                    if (rs.getInt(1) == 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(20);
+            }
+            throw new AssertionError("backend " + pid + " still listed after 5 s");
+        }
+    }
+}
