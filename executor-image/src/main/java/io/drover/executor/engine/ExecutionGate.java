@@ -1,45 +1,30 @@
 package io.drover.executor.engine;
 
+import java.util.concurrent.Semaphore;
+
 /**
  * Lets jobs run side by side, except a suspect that runs alone. A job that was running on
  * nodes that died {@code maxCrashes - 1} times gets its decisive run with no other job running
  * on its node: if the node dies again, the crash is that job's alone and it is dead-lettered as
  * poison, while innocent jobs that happened to run beside a node-killer are never blamed for it.
  *
- * <p>Not tied to threads (unlike a ReadWriteLock): a worker stuck in a handler that ignores
+ * <p>A fair semaphore of as many permits as an int holds: a job takes one, a solo run takes them
+ * all, so it waits for the running jobs to end and keeps every job out while it runs; being fair
+ * (first come, first served), it also keeps out the jobs that arrive while it waits, so a solo run
+ * is never starved. A job's pass through it is a compare-and-set while no solo run waits, where
+ * a monitor with notifyAll on every exit made every worker of a no-op drain queue on one lock.
+ * Not tied to threads (unlike a ReadWriteLock): a worker stuck in a handler that ignores
  * interrupts is given up by the timeout watch, which leaves the gate on its behalf.
  */
 final class ExecutionGate {
-    private int running;
-    private boolean soloRunning;
-    private int soloWaiting;
+    private static final int ALL = Integer.MAX_VALUE;
+    private final Semaphore permits = new Semaphore(ALL, true);
 
-    synchronized void enter(boolean solo) throws InterruptedException {
-        if (solo) {
-            soloWaiting++;
-            try {
-                while (running > 0 || soloRunning) {
-                    wait();
-                }
-                soloRunning = true;
-            } finally {
-                soloWaiting--;
-                notifyAll(); // an interrupted solo waiter no longer holds back the others
-            }
-        } else {
-            while (soloRunning || soloWaiting > 0) {
-                wait();
-            }
-            running++;
-        }
+    void enter(boolean solo) throws InterruptedException {
+        permits.acquire(solo ? ALL : 1);
     }
 
-    synchronized void exit(boolean solo) {
-        if (solo) {
-            soloRunning = false;
-        } else {
-            running--;
-        }
-        notifyAll();
+    void exit(boolean solo) {
+        permits.release(solo ? ALL : 1);
     }
 }
