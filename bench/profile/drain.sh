@@ -9,6 +9,7 @@
 #   env     PGHOST PGPORT PGUSER PGPASSWORD PGDATABASE: a PostgreSQL the nodes and psql reach
 #           WARM=N   drain N jobs first (JIT-warm nodes)
 #           JAVA_OPTS  more node JVM flags (e.g. -XX:TieredStopAtLevel=1)
+#           THREADS  worker threads per node (8)
 #           PERF=1   record `perf` over the drain (perf report --sort comm,dso); the nodes' JIT
 #                    symbols are written to /tmp/perf-<pid>.map, so compiled Java frames have names
 #           JAVA=bench/profile/jfr-node.sh  JFR from each node's launch into $JFRDIR
@@ -33,7 +34,7 @@ PIDS=()
 for i in $(seq 0 $((NODES - 1))); do
   QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$PGHOST:$PGPORT/$PGDATABASE QUARKUS_DATASOURCE_USERNAME=$PGUSER \
   QUARKUS_DATASOURCE_PASSWORD=${PGPASSWORD:-} QUARKUS_HTTP_PORT=$((18080 + i)) DROVER_SCHEMA=$SCHEMA \
-  DROVER_NODENAME=profile-node-$i DROVER_LOCKMODE=SkipLocked DROVER_THREADS=8 DROVER_QUEUESIZE=1024 \
+  DROVER_NODENAME=profile-node-$i DROVER_LOCKMODE=SkipLocked DROVER_THREADS=${THREADS:-8} DROVER_QUEUESIZE=1024 \
   DROVER_ACQUIREPAGESIZE=256 $JAVA -Xmx384m -XX:+UseParallelGC ${JAVA_OPTS:-} -jar "$APP/quarkus-run.jar" \
     >"$OUT/node-$i.log" 2>&1 &
   PIDS+=($!)
