@@ -55,7 +55,7 @@ public final class IndexPlans {
     public static ResultSet executeQuery(PreparedStatement ps) throws SQLException {
         ps.execute();
         if (!ps.getMoreResults()) {
-            throw new SQLException("a pinned statement returned no result after the pin's");
+            throw new IllegalStateException("a pinned statement returned no result after the pin's");
         }
         return ps.getResultSet();
     }

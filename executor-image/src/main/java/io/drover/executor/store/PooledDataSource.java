@@ -10,8 +10,12 @@ import io.agroal.api.security.SimplePassword;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.function.UnaryOperator;
 
 /**
@@ -62,7 +66,7 @@ public final class PooledDataSource {
         props.putAll(f.jdbcProperties());
         props.putAll(engineProperties(databaseTimeout));
         return build(ENGINE_POOL_SIZE, databaseTimeout, IDLE_VALIDATION, factory -> {
-            factory.jdbcUrl(f.jdbcUrl()).principal(f.principal());
+            factory.jdbcUrl(engineUrl(f.jdbcUrl(), databaseTimeout)).principal(f.principal());
             credentials(factory, f.credentials());
             props.forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
             return factory;
@@ -78,7 +82,7 @@ public final class PooledDataSource {
     static AgroalDataSource forEngine(String jdbcUrl, String user, String password, Duration databaseTimeout,
                                       Duration idleValidation) {
         return build(ENGINE_POOL_SIZE, databaseTimeout, idleValidation, factory -> {
-            factory.jdbcUrl(jdbcUrl).principal(new NamePrincipal(user))
+            factory.jdbcUrl(engineUrl(jdbcUrl, databaseTimeout)).principal(new NamePrincipal(user))
                     .credential(new SimplePassword(password == null ? "" : password));
             engineProperties(databaseTimeout).forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
             return factory;
@@ -101,6 +105,12 @@ public final class PooledDataSource {
         p.setProperty("connectTimeout", Long.toString(Math.min(seconds, 10)));
         p.setProperty("loginTimeout", Long.toString(Math.min(seconds, 10)));
         p.setProperty("tcpKeepAlive", "true");
+        // Strings bound as varchar, whatever the shared pool's setting: with stringtype=unspecified
+        // pgjdbc describes a server-prepared statement with an untyped parameter before it runs
+        // it, and sends a Sync between the plan pin and the page (IndexPlans.pinned), which in
+        // auto-commit mode commits the pin's transaction: from its sixth run on, the page ran
+        // unpinned, with no error (EnginePoolTest).
+        p.setProperty("stringtype", "varchar");
         long millis = seconds * 1000;
         p.setProperty("options", "-c statement_timeout=" + millis + " -c idle_in_transaction_session_timeout=" + millis
                 + " -c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3");
@@ -108,15 +118,34 @@ public final class PooledDataSource {
     }
 
     /**
+     * The URL without the parameters the engine sets itself ({@link #engineProperties}): pgjdbc
+     * lets a URL's parameters override the connection properties, and the engine's must hold.
+     */
+    static String engineUrl(String jdbcUrl, Duration databaseTimeout) {
+        int query = jdbcUrl.indexOf('?');
+        if (query < 0) {
+            return jdbcUrl;
+        }
+        Set<String> ours = engineProperties(databaseTimeout).stringPropertyNames().stream()
+                .map(k -> k.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+        String kept = Arrays.stream(jdbcUrl.substring(query + 1).split("&"))
+                .filter(p -> !p.isEmpty() && !ours.contains(p.split("=", 2)[0].toLowerCase(Locale.ROOT)))
+                .collect(Collectors.joining("&"));
+        return jdbcUrl.substring(0, query) + (kept.isEmpty() ? "" : "?" + kept);
+    }
+
+    /**
      * Whether a failure leaves the connection unusable: connection errors (08: the I/O error of a
      * socket timeout or a reset among them), the server ending the session (57P01-57P03 as it
-     * shuts down, terminates the backend or restarts), or no SQLState at all (an I/O failure
+     * shuts down, terminates the backend or restarts; 25P03 and 25P04 when an idle or a long
+     * transaction outlived its timeout), or no SQLState at all (an I/O failure
      * the driver did not classify). Statement errors (a refused row, a timeout the server
      * cancelled: 57014) leave it usable.
      */
     static boolean fatal(SQLException e) {
         String state = e.getSQLState();
-        return state == null || state.startsWith("08") || state.startsWith("57P");
+        return state == null || state.startsWith("08") || state.startsWith("57P")
+                || state.equals("25P03") || state.equals("25P04");
     }
 
     private static void credentials(AgroalConnectionFactoryConfigurationSupplier factory, Collection<Object> credentials) {

@@ -1,14 +1,20 @@
 package io.drover.executor.store;
 
 import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -63,6 +69,58 @@ class EnginePoolTest {
             }
             assertThat(backendPid(pool)).as("a refused statement does not cost the connection").isEqualTo(first);
         }
+    }
+
+    /**
+     * The plan pin and the page go in one request (IndexPlans.pinned). Where the shared pool binds
+     * strings untyped (stringtype=unspecified, in its URL or its properties), pgjdbc put a Sync
+     * between them from a statement's sixth run on, and in auto-commit mode the page then ran
+     * unpinned: the engine's pool binds strings as varchar whatever the shared one says.
+     */
+    @Test
+    void thePinReachesTheStatementWhereTheSharedPoolBindsStringsUntyped() throws Exception {
+        String url = TestDatabase.jdbcUrl() + (TestDatabase.jdbcUrl().contains("?") ? "&" : "?")
+                + "stringtype=unspecified";
+        var shared = new AgroalDataSourceConfigurationSupplier().connectionPoolConfiguration(pool -> pool.maxSize(2)
+                .connectionFactoryConfiguration(f -> f.jdbcUrl(url).principal(new NamePrincipal("postgres"))
+                        .credential(new SimplePassword("postgres")).jdbcProperty("stringtype", "unspecified")));
+        try (AgroalDataSource base = AgroalDataSource.from(shared)) {
+            assertThat(settingsSeenByThePinnedStatement(base)).as("the premise: a plain pool loses the pin")
+                    .contains("on");
+            try (AgroalDataSource engine = PooledDataSource.forEngine(base, Duration.ofSeconds(10))) {
+                assertThat(settingsSeenByThePinnedStatement(engine)).containsOnly("off");
+            }
+        }
+    }
+
+    @Test
+    void theEnginesOwnSettingsWinOverTheUrls() {
+        Duration timeout = Duration.ofSeconds(10);
+        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db:5432/app?socketTimeout=0&sslmode=require"
+                + "&StringType=unspecified&ApplicationName=x", timeout))
+                .isEqualTo("jdbc:postgresql://db:5432/app?sslmode=require&ApplicationName=x");
+        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db/app?stringtype=unspecified", timeout))
+                .isEqualTo("jdbc:postgresql://db/app");
+        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db/app", timeout)).isEqualTo("jdbc:postgresql://db/app");
+    }
+
+    /** A pinned statement with a string parameter, run twelve times on one connection: enable_sort as it saw it. */
+    private static List<String> settingsSeenByThePinnedStatement(AgroalDataSource pool) throws SQLException {
+        List<String> seen = new ArrayList<>();
+        try (Connection c = pool.getConnection()) {
+            assertThat(c.getAutoCommit()).isTrue();
+            for (int i = 0; i < 12; i++) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        IndexPlans.pinned("select current_setting('enable_sort'), ? as owner"))) {
+                    ps.setString(1, "node-" + i);
+                    try (ResultSet rs = IndexPlans.executeQuery(ps)) {
+                        rs.next();
+                        seen.add(rs.getString(1));
+                    }
+                }
+            }
+        }
+        return seen;
     }
 
     private static AgroalDataSource enginePool(Duration idleValidation) {
