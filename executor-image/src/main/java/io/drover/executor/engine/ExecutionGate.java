@@ -1,6 +1,7 @@
 package io.drover.executor.engine;
 
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Lets jobs run side by side, except a suspect that runs alone. A job that was running on
@@ -14,17 +15,37 @@ import java.util.concurrent.Semaphore;
  * is never starved. A job's pass through it is a compare-and-set while no solo run waits (it was
  * a monitor with a notifyAll on every exit; no CPU difference was measurable in a no-op drain).
  * Not tied to threads (unlike a ReadWriteLock): a worker stuck in a handler that ignores
- * interrupts is given up by the timeout watch, which leaves the gate on its behalf.
+ * interrupts is given up by the timeout watch, which leaves the gate on its behalf; the worker,
+ * should its handler ever return, leaves it again to no effect ({@link Pass}).
  */
 final class ExecutionGate {
     private static final int ALL = Integer.MAX_VALUE;
     private final Semaphore permits = new Semaphore(ALL, true);
 
-    void enter(boolean solo) throws InterruptedException {
-        permits.acquire(solo ? ALL : 1);
+    /** One run's way through the gate; leaving it twice (the worker and the watch) leaves it once. */
+    final class Pass {
+        private final int taken;
+        private final AtomicBoolean left = new AtomicBoolean();
+
+        private Pass(int taken) {
+            this.taken = taken;
+        }
+
+        void leave() {
+            if (left.compareAndSet(false, true)) {
+                permits.release(taken);
+            }
+        }
     }
 
-    void exit(boolean solo) {
-        permits.release(solo ? ALL : 1);
+    Pass enter(boolean solo) throws InterruptedException {
+        int taken = solo ? ALL : 1;
+        permits.acquire(taken);
+        return new Pass(taken);
+    }
+
+    /** Runs waiting to enter (for tests). */
+    int waiting() {
+        return permits.getQueueLength();
     }
 }

@@ -74,19 +74,20 @@ final class WorkerPool {
         final int attempt;
         final Duration timeout;
         final long deadline;
-        final boolean solo;
+        final ExecutionGate.Pass pass;
         final boolean watched;
         final AtomicInteger state = new AtomicInteger(RUNNING);
         volatile long graceDeadline;
 
-        Execution(Worker worker, HeldJobs.Lease lease, int attempt, Duration timeout, boolean solo, boolean watched) {
+        Execution(Worker worker, HeldJobs.Lease lease, int attempt, Duration timeout, ExecutionGate.Pass pass,
+                  boolean watched) {
             this.worker = worker;
             this.lease = lease;
             this.job = lease.job;
             this.attempt = attempt;
             this.timeout = timeout;
             this.deadline = System.nanoTime() + timeout.toNanos();
-            this.solo = solo;
+            this.pass = pass;
             this.watched = watched;
         }
     }
@@ -193,8 +194,7 @@ final class WorkerPool {
             // Its decisive run, when one more crash makes it poison, runs alone on this node.
             boolean watched = job.suspect();
             boolean solo = watched && maxCrashes > 1 && job.crashes() >= maxCrashes - 1;
-            gate.enter(solo);
-            boolean inGate = true;
+            ExecutionGate.Pass pass = gate.enter(solo);
             try {
                 JobStarts.Started s = watched || job.payloadDeferred() ? starter.start(lease, watched)
                         : new JobStarts.Started(job.attempts() + 1, job.payload());
@@ -214,7 +214,7 @@ final class WorkerPool {
                     return;
                 }
                 held.running(lease);
-                Execution ex = new Execution(w, lease, s.attempt(), timeoutOf.apply(job.type()), solo, watched);
+                Execution ex = new Execution(w, lease, s.attempt(), timeoutOf.apply(job.type()), pass, watched);
                 w.current = ex;
                 busy.incrementAndGet();
                 Outcome outcome;
@@ -235,16 +235,13 @@ final class WorkerPool {
                             : runner.timedOut(job, ex.attempt, ex.timeout, true, watched));
                 } else {
                     // Given up by the timeout watch, which wrote the outcome and left the gate.
-                    inGate = false;
                     stuck.decrementAndGet();
                     LOG.infof("Job %d finally returned %s after its worker was given up", job.id(),
                             outcome.name());
                 }
                 settled = true;
             } finally {
-                if (inGate) {
-                    gate.exit(solo);
-                }
+                pass.leave(); // no effect if the timeout watch left it for a worker it gave up
             }
         } catch (InterruptedException e) {
             // Shutdown interrupted a wait before the job ran: it is given back, at no cost.
@@ -318,8 +315,8 @@ final class WorkerPool {
                             && ex.state.compareAndSet(TIMED_OUT, ABANDONED)) {
                         giveUp(w, ex);
                     }
-                } catch (RuntimeException e) {
-                    LOG.errorf(e, "Timeout watch failed on job %d", ex.job.id());
+                } catch (Throwable t) { // the watch must outlive any one job's trouble, or no run times out again
+                    LOG.errorf(t, "Timeout watch failed on job %d", ex.job.id());
                 }
             }
         }
@@ -330,7 +327,7 @@ final class WorkerPool {
         w.abandoned = true;
         workers.remove(w);
         settle(ex.lease, runner.timedOut(ex.job, ex.attempt, ex.timeout, false, ex.watched));
-        gate.exit(ex.solo);
+        ex.pass.leave();
         LOG.errorf("Job %d (%s) ignored the interrupt after its jobTimeout %s: its worker %s is given up"
                 + " (%d stuck) and replaced", ex.job.id(), ex.job.type(), ex.timeout, w.thread.getName(), stuck.get());
         if (!stopping) {

@@ -1,9 +1,9 @@
 package io.drover.executor.engine;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -11,76 +11,90 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The gate's rules: jobs side by side, a solo run alone, never starved, and not tied to threads. */
+@Timeout(30)
 class ExecutionGateTest {
     private final ExecutionGate gate = new ExecutionGate();
 
     @Test
     void jobsRunSideBySide() throws Exception {
-        for (int i = 0; i < 100; i++) {
-            gate.enter(false);
+        ExecutionGate.Pass[] passes = new ExecutionGate.Pass[100];
+        for (int i = 0; i < passes.length; i++) {
+            passes[i] = gate.enter(false);
         }
-        for (int i = 0; i < 100; i++) {
-            gate.exit(false);
+        CompletableFuture<ExecutionGate.Pass> solo = enterLater(true);
+        awaitWaiting(1);
+        for (ExecutionGate.Pass p : passes) {
+            p.leave();
         }
-        gate.enter(true); // and then nothing runs: a solo run gets in at once
-        gate.exit(true);
+        solo.get(5, TimeUnit.SECONDS).leave(); // gets in once nothing runs
     }
 
     @Test
     void aSoloRunWaitsForRunningJobsAndKeepsOutJobsThatArriveMeanwhile() throws Exception {
-        gate.enter(false);
-        CompletableFuture<Void> solo = enterLater(true);
-        assertStillWaiting(solo);
-        CompletableFuture<Void> late = enterLater(false);
-        assertStillWaiting(late); // behind the waiting solo run, not beside the running job
+        ExecutionGate.Pass running = gate.enter(false);
+        CompletableFuture<ExecutionGate.Pass> solo = enterLater(true);
+        awaitWaiting(1);
+        CompletableFuture<ExecutionGate.Pass> late = enterLater(false);
+        awaitWaiting(2); // behind the waiting solo run, not beside the running job
+        assertThat(solo).isNotDone();
 
-        gate.exit(false);
-        solo.get(5, TimeUnit.SECONDS);
+        running.leave();
+        ExecutionGate.Pass soloPass = solo.get(5, TimeUnit.SECONDS);
         assertStillWaiting(late); // the solo run runs alone
 
-        gate.exit(true);
-        late.get(5, TimeUnit.SECONDS);
-        gate.exit(false);
+        soloPass.leave();
+        late.get(5, TimeUnit.SECONDS).leave();
     }
 
     @Test
     void anInterruptedSoloWaiterNoLongerHoldsBackOthers() throws Exception {
-        gate.enter(false);
-        CountDownLatch waiting = new CountDownLatch(1);
-        Thread soloThread = Thread.ofPlatform().start(() -> {
-            waiting.countDown();
-            assertThatThrownBy(() -> gate.enter(true)).isInstanceOf(InterruptedException.class);
+        ExecutionGate.Pass running = gate.enter(false);
+        CompletableFuture<Throwable> soloEnded = new CompletableFuture<>();
+        Thread soloThread = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                gate.enter(true);
+                soloEnded.complete(null);
+            } catch (Throwable t) {
+                soloEnded.complete(t);
+            }
         });
-        waiting.await();
-        Thread.sleep(100);
-        CompletableFuture<Void> late = enterLater(false);
-        assertStillWaiting(late);
+        awaitWaiting(1);
+        CompletableFuture<ExecutionGate.Pass> late = enterLater(false);
+        awaitWaiting(2);
         soloThread.interrupt();
-        soloThread.join(5000);
-        late.get(5, TimeUnit.SECONDS);
+        assertThat(soloEnded.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        late.get(5, TimeUnit.SECONDS).leave();
+        running.leave();
     }
 
     @Test
-    void anotherThreadLeavesTheGateForAWorkerThatWasGivenUp() throws Exception {
-        CompletableFuture.runAsync(() -> {
+    void anotherThreadLeavesTheGateForAWorkerThatWasGivenUpAndTheWorkersOwnLeaveDoesNothing() throws Exception {
+        ExecutionGate.Pass stuck = CompletableFuture.supplyAsync(() -> {
             try {
-                gate.enter(true);
+                return gate.enter(true);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
         }).get(5, TimeUnit.SECONDS);
-        CompletableFuture<Void> next = enterLater(false);
-        assertStillWaiting(next);
-        gate.exit(true); // the timeout watch, on behalf of the stuck worker
-        next.get(5, TimeUnit.SECONDS);
+        CompletableFuture<ExecutionGate.Pass> next = enterLater(false);
+        awaitWaiting(1);
+        stuck.leave(); // the timeout watch, on behalf of the stuck worker
+        ExecutionGate.Pass nextPass = next.get(5, TimeUnit.SECONDS);
+        stuck.leave(); // the worker, when its handler finally returns: no second release
+
+        CompletableFuture<ExecutionGate.Pass> solo = enterLater(true);
+        awaitWaiting(1);
+        assertStillWaiting(solo); // one job runs: the second leave gave back nothing (it would have
+        // overflowed the permits, or with a job running let a solo run in beside it)
+        nextPass.leave();
+        solo.get(5, TimeUnit.SECONDS).leave();
     }
 
-    private CompletableFuture<Void> enterLater(boolean solo) {
-        CompletableFuture<Void> entered = new CompletableFuture<>();
+    private CompletableFuture<ExecutionGate.Pass> enterLater(boolean solo) {
+        CompletableFuture<ExecutionGate.Pass> entered = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
             try {
-                gate.enter(solo);
-                entered.complete(null);
+                entered.complete(gate.enter(solo));
             } catch (Throwable t) {
                 entered.completeExceptionally(t);
             }
@@ -88,8 +102,16 @@ class ExecutionGateTest {
         return entered;
     }
 
-    private static void assertStillWaiting(CompletableFuture<Void> entry) throws Exception {
+    /** Waits until this many runs wait at the gate (they queue in arrival order). */
+    private void awaitWaiting(int runs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (gate.waiting() != runs) {
+            assertThat(System.nanoTime() - deadline).as("%d runs waiting, not %d", gate.waiting(), runs).isNegative();
+            Thread.sleep(5);
+        }
+    }
+
+    private static void assertStillWaiting(CompletableFuture<ExecutionGate.Pass> entry) {
         assertThatThrownBy(() -> entry.get(200, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-        assertThat(entry).isNotDone();
     }
 }
