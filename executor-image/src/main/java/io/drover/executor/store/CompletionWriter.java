@@ -17,9 +17,12 @@ import java.util.Map;
  * and went to another node is not touched, and the shortfall is reported as lost locks.
  *
  * <p>An outcome the database refuses (a value out of range, a violated check, a user trigger
- * that raises: anything but an unreachable database) must not block the outcomes batched with
- * it, nor the node's completion pipeline: the batch is then written outcome by outcome, and
- * each refused one is moved to dead letters with the database's reason.
+ * that raises) must not block the outcomes batched with it, nor the node's completion pipeline:
+ * the batch is then written outcome by outcome, and each refused one is moved to dead letters
+ * with the database's reason. A failure of the attempt rather than of the outcome (an
+ * unreachable database, a deadlock, a lock or statement timeout: {@link SqlErrors#worthRetrying})
+ * is thrown, and the caller writes the batch again: a job that succeeded is never dead-lettered
+ * because its row was locked for a while.
  */
 public final class CompletionWriter {
     /** How an outcome changes its row. */
@@ -96,8 +99,8 @@ public final class CompletionWriter {
         try {
             return new Result(writeAll(c, batch.entries()), List.of(), List.of());
         } catch (SQLException e) {
-            if (SqlErrors.unreachable(e)) {
-                throw e;
+            if (SqlErrors.worthRetrying(e)) {
+                throw e; // the whole batch again, later: nothing in it was refused
             }
         }
         int written = 0;
@@ -107,7 +110,7 @@ public final class CompletionWriter {
             try {
                 written += writeAll(c, List.of(entry));
             } catch (SQLException e) {
-                if (SqlErrors.unreachable(e)) {
+                if (SqlErrors.worthRetrying(e)) {
                     throw e;
                 }
                 Entry dead = new Entry(Kind.DEAD, entry.id(), 0,
@@ -117,7 +120,7 @@ public final class CompletionWriter {
                     written += writeAll(c, List.of(dead));
                     refused.add(entry.id());
                 } catch (SQLException deadFailed) {
-                    if (SqlErrors.unreachable(deadFailed)) {
+                    if (SqlErrors.worthRetrying(deadFailed)) {
                         throw deadFailed;
                     }
                     unwritable.add(entry.id());

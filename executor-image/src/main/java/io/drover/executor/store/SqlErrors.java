@@ -20,4 +20,24 @@ public final class SqlErrors {
         }
         return true;
     }
+
+    /**
+     * Failures of this attempt that say nothing about the statement or its rows, so the same
+     * statement is to be tried again, never given up: unreachable (above), a serialization
+     * failure or a deadlock (40001, 40P01), a lock not available (55P03), the statement timeout or
+     * a cancel (57014: rows locked by a transaction that the server has yet to end, an overloaded
+     * database).
+     */
+    public static boolean worthRetrying(Throwable e) {
+        if (unreachable(e)) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null) {
+                String state = s.getSQLState();
+                return state.equals("40001") || state.equals("40P01") || state.equals("55P03") || state.equals("57014");
+            }
+        }
+        return false;
+    }
 }
