@@ -38,7 +38,7 @@ public final class PooledDataSource {
      * cycle's and a third of a completion batch's round trips when they were checked on every
      * borrow. It would not catch more: a connection that breaks between two uses milliseconds
      * apart is no different from one that breaks during a statement, which the socket timeout
-     * ends, and then {@link #fatal} has the pool discard it.
+     * ends, and then {@link SqlErrors#connectionLost} has the pool discard it.
      */
     static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
 
@@ -62,11 +62,12 @@ public final class PooledDataSource {
     public static AgroalDataSource forEngine(AgroalDataSource base, Duration databaseTimeout) {
         AgroalConnectionFactoryConfiguration f = base.getConfiguration().connectionPoolConfiguration()
                 .connectionFactoryConfiguration();
+        Properties engine = engineProperties(databaseTimeout);
         Properties props = new Properties();
         props.putAll(f.jdbcProperties());
-        props.putAll(engineProperties(databaseTimeout));
+        props.putAll(engine);
         return build(ENGINE_POOL_SIZE, databaseTimeout, IDLE_VALIDATION, factory -> {
-            factory.jdbcUrl(engineUrl(f.jdbcUrl(), databaseTimeout)).principal(f.principal());
+            factory.jdbcUrl(engineUrl(f.jdbcUrl(), engine)).principal(f.principal());
             credentials(factory, f.credentials());
             props.forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
             return factory;
@@ -81,10 +82,11 @@ public final class PooledDataSource {
     /** As above, with connections checked on borrow after {@code idleValidation} idle (tests). */
     static AgroalDataSource forEngine(String jdbcUrl, String user, String password, Duration databaseTimeout,
                                       Duration idleValidation) {
+        Properties engine = engineProperties(databaseTimeout);
         return build(ENGINE_POOL_SIZE, databaseTimeout, idleValidation, factory -> {
-            factory.jdbcUrl(engineUrl(jdbcUrl, databaseTimeout)).principal(new NamePrincipal(user))
+            factory.jdbcUrl(engineUrl(jdbcUrl, engine)).principal(new NamePrincipal(user))
                     .credential(new SimplePassword(password == null ? "" : password));
-            engineProperties(databaseTimeout).forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
+            engine.forEach((k, v) -> factory.jdbcProperty(k.toString(), v.toString()));
             return factory;
         });
     }
@@ -121,31 +123,17 @@ public final class PooledDataSource {
      * The URL without the parameters the engine sets itself ({@link #engineProperties}): pgjdbc
      * lets a URL's parameters override the connection properties, and the engine's must hold.
      */
-    static String engineUrl(String jdbcUrl, Duration databaseTimeout) {
+    static String engineUrl(String jdbcUrl, Properties engine) {
         int query = jdbcUrl.indexOf('?');
         if (query < 0) {
             return jdbcUrl;
         }
-        Set<String> ours = engineProperties(databaseTimeout).stringPropertyNames().stream()
+        Set<String> ours = engine.stringPropertyNames().stream()
                 .map(k -> k.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
         String kept = Arrays.stream(jdbcUrl.substring(query + 1).split("&"))
                 .filter(p -> !p.isEmpty() && !ours.contains(p.split("=", 2)[0].toLowerCase(Locale.ROOT)))
                 .collect(Collectors.joining("&"));
         return jdbcUrl.substring(0, query) + (kept.isEmpty() ? "" : "?" + kept);
-    }
-
-    /**
-     * Whether a failure leaves the connection unusable: connection errors (08: the I/O error of a
-     * socket timeout or a reset among them), the server ending the session (57P01-57P03 as it
-     * shuts down, terminates the backend or restarts; 25P03 and 25P04 when an idle or a long
-     * transaction outlived its timeout), or no SQLState at all (an I/O failure
-     * the driver did not classify). Statement errors (a refused row, a timeout the server
-     * cancelled: 57014) leave it usable.
-     */
-    static boolean fatal(SQLException e) {
-        String state = e.getSQLState();
-        return state == null || state.startsWith("08") || state.startsWith("57P")
-                || state.equals("25P03") || state.equals("25P04");
     }
 
     private static void credentials(AgroalConnectionFactoryConfigurationSupplier factory, Collection<Object> credentials) {
@@ -167,7 +155,7 @@ public final class PooledDataSource {
                         .idleValidationTimeout(idleValidation)
                         .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(VALIDATION_SECONDS))
                         // One that broke in use is discarded when it is closed, not pooled again.
-                        .exceptionSorter(PooledDataSource::fatal)
+                        .exceptionSorter(SqlErrors::connectionLost)
                         // New connections now and then: after a DNS failover (RDS) they reach the new primary.
                         .maxLifetime(Duration.ofMinutes(30))
                         .connectionFactoryConfiguration(factory::apply));

@@ -1,9 +1,15 @@
 package io.drover.executor.store;
 
 import java.sql.SQLException;
+import java.util.Set;
 
-/** Which failures mean "the database is unreachable", as opposed to "this statement or row is wrong". */
+/**
+ * What a database failure means, by its SQLState: the database is unreachable, the attempt is
+ * worth repeating, or the connection is lost; as opposed to "this statement or row is wrong".
+ */
 public final class SqlErrors {
+    private static final Set<String> ATTEMPT_FAILED = Set.of("40001", "40P01", "55P03", "57014");
+
     private SqlErrors() {
     }
 
@@ -12,13 +18,8 @@ public final class SqlErrors {
      * (53), and errors without a SQLState (a pool timeout, an I/O error).
      */
     public static boolean unreachable(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getSQLState() != null) {
-                String state = s.getSQLState();
-                return state.startsWith("08") || state.startsWith("57P") || state.startsWith("53");
-            }
-        }
-        return true;
+        String state = sqlState(e);
+        return state == null || state.startsWith("08") || state.startsWith("57P") || state.startsWith("53");
     }
 
     /**
@@ -29,15 +30,30 @@ public final class SqlErrors {
      * database).
      */
     public static boolean worthRetrying(Throwable e) {
-        if (unreachable(e)) {
-            return true;
-        }
+        return unreachable(e) || ATTEMPT_FAILED.contains(sqlState(e));
+    }
+
+    /**
+     * Whether a failure leaves its connection unusable, for the pool to discard it: connection
+     * errors (08: the I/O error of a socket timeout or a reset among them), the server ending the
+     * session (57P01-57P03 as it shuts down, terminates the backend or restarts; 25P03 and 25P04
+     * when an idle or a long transaction outlived its timeout), or no SQLState at all (an I/O
+     * failure the driver did not classify). Statement errors (a refused row, a timeout the server
+     * cancelled: 57014) and out of resources (53) leave it usable.
+     */
+    public static boolean connectionLost(SQLException e) {
+        String state = e.getSQLState();
+        return state == null || state.startsWith("08") || state.startsWith("57P")
+                || state.equals("25P03") || state.equals("25P04");
+    }
+
+    /** The SQLState of the first SQLException in the chain that has one, or null. */
+    private static String sqlState(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException s && s.getSQLState() != null) {
-                String state = s.getSQLState();
-                return state.equals("40001") || state.equals("40P01") || state.equals("55P03") || state.equals("57014");
+                return s.getSQLState();
             }
         }
-        return false;
+        return null;
     }
 }

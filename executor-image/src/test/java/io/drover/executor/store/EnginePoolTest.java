@@ -41,7 +41,7 @@ class EnginePoolTest {
                 assertThatThrownBy(() -> s.execute("select 1"))
                         .as("handed out unchecked: the ended session fails its next call")
                         .isInstanceOf(SQLException.class)
-                        .satisfies(e -> assertThat(PooledDataSource.fatal((SQLException) e)).isTrue());
+                        .satisfies(e -> assertThat(SqlErrors.connectionLost((SQLException) e)).isTrue());
             }
             assertThat(backendPid(pool)).as("the failed connection was discarded, not pooled again")
                     .isNotEqualTo(first);
@@ -65,7 +65,7 @@ class EnginePoolTest {
             long first = backendPid(pool);
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 assertThatThrownBy(() -> s.execute("select 1/0")).isInstanceOf(SQLException.class)
-                        .satisfies(e -> assertThat(PooledDataSource.fatal((SQLException) e)).isFalse());
+                        .satisfies(e -> assertThat(SqlErrors.connectionLost((SQLException) e)).isFalse());
             }
             assertThat(backendPid(pool)).as("a refused statement does not cost the connection").isEqualTo(first);
         }
@@ -95,13 +95,13 @@ class EnginePoolTest {
 
     @Test
     void theEnginesOwnSettingsWinOverTheUrls() {
-        Duration timeout = Duration.ofSeconds(10);
+        var engine = PooledDataSource.engineProperties(Duration.ofSeconds(10));
         assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db:5432/app?socketTimeout=0&sslmode=require"
-                + "&StringType=unspecified&ApplicationName=x", timeout))
+                + "&StringType=unspecified&ApplicationName=x", engine))
                 .isEqualTo("jdbc:postgresql://db:5432/app?sslmode=require&ApplicationName=x");
-        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db/app?stringtype=unspecified", timeout))
+        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db/app?stringtype=unspecified", engine))
                 .isEqualTo("jdbc:postgresql://db/app");
-        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db/app", timeout)).isEqualTo("jdbc:postgresql://db/app");
+        assertThat(PooledDataSource.engineUrl("jdbc:postgresql://db/app", engine)).isEqualTo("jdbc:postgresql://db/app");
     }
 
     /** A pinned statement with a string parameter, run twelve times on one connection: enable_sort as it saw it. */
