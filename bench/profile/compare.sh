@@ -12,11 +12,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 run() { # label app warm jobs
   if [[ $3 == 0 ]]; then "$HERE/drain.sh" "$2" 2 "$4" "$1"; else WARM=$3 "$HERE/drain.sh" "$2" 2 "$4" "$1"; fi 2>&1 \
     | grep -a "cpu_us_per_job\|JIT compiler"; }
+both() { # method round warm jobs: base, then final
+  run "$1-base-$2" "$BASE" "$3" "$4"; run "$1-final-$2" "$FINAL" "$3" "$4"; }
 for r in $(seq 1 "$ROUNDS"); do
-  for side in base final; do app=$BASE; [[ $side == final ]] && app=$FINAL; run "C-$side-$r" "$app" 0 100000; done
-  for side in base final; do app=$BASE; [[ $side == final ]] && app=$FINAL; run "F-$side-$r" "$app" 100000 100000; done
-  for side in base final; do app=$BASE; [[ $side == final ]] && app=$FINAL; run "W-$side-$r" "$app" 500000 300000; done
+  both C "$r" 0 100000
+  both F "$r" 100000 100000
+  both W "$r" 500000 300000
 done
-for r in $(seq 1 $(( ROUNDS > 1 ? ROUNDS - 1 : 1 ))); do
-  for side in base final; do app=$BASE; [[ $side == final ]] && app=$FINAL; run "S-$side-$r" "$app" 3000000 1000000; done
-done
+for r in $(seq 1 $(( ROUNDS > 1 ? ROUNDS - 1 : 1 ))); do both S "$r" 3000000 1000000; done
