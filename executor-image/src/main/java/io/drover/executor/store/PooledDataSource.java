@@ -3,6 +3,7 @@ package io.drover.executor.store;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.AgroalConnectionFactoryConfiguration;
 import io.agroal.api.configuration.AgroalConnectionPoolConfiguration.ConnectionValidator;
+import io.agroal.api.configuration.AgroalConnectionPoolConfiguration.ExceptionSorter;
 import io.agroal.api.configuration.supplier.AgroalConnectionFactoryConfigurationSupplier;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
@@ -15,6 +16,7 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.function.UnaryOperator;
 
@@ -38,9 +40,16 @@ public final class PooledDataSource {
      * cycle's and a third of a completion batch's round trips when they were checked on every
      * borrow. It would not catch more: a connection that breaks between two uses milliseconds
      * apart is no different from one that breaks during a statement, which the socket timeout
-     * ends, and then {@link SqlErrors#connectionLost} has the pool discard it.
+     * ends, and then {@link LostConnections} has the pool discard it and check the idle ones.
      */
     static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
+    /**
+     * At most one check of the idle connections ({@link LostConnections}) this often: one right
+     * after a failover finds them all; a check validates each idle connection for up to
+     * {@link #VALIDATION_SECONDS} on the pool's one housekeeping thread, which also opens new
+     * connections, so checks must not queue up there while the database is unreachable.
+     */
+    static final Duration IDLE_CHECK_GAP = Duration.ofSeconds(30);
 
     private PooledDataSource() {
     }
@@ -144,6 +153,7 @@ public final class PooledDataSource {
 
     private static AgroalDataSource build(int maxSize, Duration acquisitionTimeout, Duration idleValidation,
                                           UnaryOperator<AgroalConnectionFactoryConfigurationSupplier> factory) {
+        LostConnections lost = new LostConnections();
         var config = new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool
                         .maxSize(maxSize)
@@ -154,15 +164,46 @@ public final class PooledDataSource {
                         // half-open connection.)
                         .idleValidationTimeout(idleValidation)
                         .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(VALIDATION_SECONDS))
-                        // One that broke in use is discarded when it is closed, not pooled again.
-                        .exceptionSorter(SqlErrors::connectionLost)
+                        // One that broke in use is discarded when it is closed, not pooled again,
+                        // and the idle ones are checked at once.
+                        .exceptionSorter(lost)
                         // New connections now and then: after a DNS failover (RDS) they reach the new primary.
                         .maxLifetime(Duration.ofMinutes(30))
                         .connectionFactoryConfiguration(factory::apply));
         try {
-            return AgroalDataSource.from(config);
+            AgroalDataSource pool = AgroalDataSource.from(config);
+            lost.pool = pool;
+            return pool;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create a connection pool", e);
+        }
+    }
+
+    /**
+     * Tells the pool that a connection failed with a connection error ({@link SqlErrors#connectionLost}),
+     * so it is discarded, and has the pool check its idle connections at once: what ended one
+     * session (a failover, a restart, an administrator) most likely ended all of them, and a
+     * connection returned less than {@link #IDLE_VALIDATION} ago is handed out unchecked, so each
+     * would otherwise fail one more call of the engine's loops before it is discarded.
+     */
+    private static final class LostConnections implements ExceptionSorter {
+        private final AtomicLong lastCheck = new AtomicLong(System.nanoTime() - IDLE_CHECK_GAP.toNanos());
+        volatile AgroalDataSource pool;
+
+        @Override
+        public boolean isFatal(SQLException e) {
+            if (!SqlErrors.connectionLost(e)) {
+                return false;
+            }
+            long now = System.nanoTime();
+            long last = lastCheck.get();
+            AgroalDataSource p = pool;
+            if (p != null && now - last >= IDLE_CHECK_GAP.toNanos() && lastCheck.compareAndSet(last, now)) {
+                // Runs on the pool's housekeeping thread; the caller goes on at once. Connections
+                // being checked are not handed out; broken ones are closed.
+                p.flush(AgroalDataSource.FlushMode.INVALID);
+            }
+            return true;
         }
     }
 }

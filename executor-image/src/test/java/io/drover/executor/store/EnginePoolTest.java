@@ -48,6 +48,44 @@ class EnginePoolTest {
         }
     }
 
+    /**
+     * A failover ends every session at once. The connections the loops returned a moment ago are
+     * handed out unchecked; the first call that fails on one has the pool check the others then,
+     * so one call fails, not one per pooled connection.
+     */
+    @Test
+    void aLostConnectionHasThePoolCheckItsIdleOnesAtOnce() throws Exception {
+        try (AgroalDataSource pool = enginePool(Duration.ofMinutes(1))) {
+            pool.getConfiguration().setMetricsEnabled(true);
+            List<Long> ended = new ArrayList<>();
+            List<Connection> three = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                three.add(pool.getConnection());
+                ended.add(backendPid(three.get(i)));
+            }
+            for (Connection c : three) {
+                c.close();
+            }
+            for (long pid : ended) {
+                terminate(pid);
+            }
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                assertThatThrownBy(() -> s.execute("select 1")).as("the first borrower's call fails")
+                        .isInstanceOf(SQLException.class);
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (pool.getMetrics().destroyCount() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(pool.getMetrics().destroyCount())
+                    .as("the failed connection and the two idle ones, found broken by the check it started")
+                    .isEqualTo(3);
+            for (int i = 0; i < 3; i++) {
+                assertThat(backendPid(pool)).as("a live connection, at once").isNotIn(ended);
+            }
+        }
+    }
+
     @Test
     void aConnectionIdleLongerThanTheCheckIntervalIsCheckedAndReplacedWhenBroken() throws Exception {
         try (AgroalDataSource pool = enginePool(PooledDataSource.IDLE_VALIDATION)) {
@@ -129,8 +167,13 @@ class EnginePoolTest {
     }
 
     private static long backendPid(AgroalDataSource pool) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
+        try (Connection c = pool.getConnection()) {
+            return backendPid(c);
+        }
+    }
+
+    private static long backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
             rs.next();
             return rs.getLong(1);
         }
