@@ -44,10 +44,9 @@ public final class PooledDataSource {
      */
     static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
     /**
-     * At most one check of the idle connections ({@link LostConnections}) this often: one right
-     * after a failover finds them all; a check validates each idle connection for up to
-     * {@link #VALIDATION_SECONDS} on the pool's one housekeeping thread, which also opens new
-     * connections, so checks must not queue up there while the database is unreachable.
+     * At most one check of the idle connections ({@link #checksIdle}) this often: one right after
+     * a failover finds them all, and checks must not queue up on the pool's housekeeping thread
+     * while the database comes and goes.
      */
     static final Duration IDLE_CHECK_GAP = Duration.ofSeconds(30);
 
@@ -180,11 +179,22 @@ public final class PooledDataSource {
     }
 
     /**
+     * Whether a failure has the pool check its idle connections at once: what ended one session
+     * (a failover, a restart, an administrator) most likely ended all of them, and a connection
+     * returned less than {@link #IDLE_VALIDATION} ago is handed out unchecked, so each would
+     * otherwise fail one more call of the engine's loops before it is discarded. Not after a
+     * timeout: the check of a half-open connection waits up to {@link #VALIDATION_SECONDS} on the
+     * pool's one housekeeping thread, which also opens the new connections the loops wait for;
+     * such connections are checked on borrow, on the borrower's thread, as they idle.
+     */
+    static boolean checksIdle(SQLException e) {
+        return SqlErrors.connectionLost(e) && !SqlErrors.timedOut(e);
+    }
+
+    /**
      * Tells the pool that a connection failed with a connection error ({@link SqlErrors#connectionLost}),
-     * so it is discarded, and has the pool check its idle connections at once: what ended one
-     * session (a failover, a restart, an administrator) most likely ended all of them, and a
-     * connection returned less than {@link #IDLE_VALIDATION} ago is handed out unchecked, so each
-     * would otherwise fail one more call of the engine's loops before it is discarded.
+     * so it is discarded, and, when the session was ended rather than timed out, has the pool
+     * check its idle connections at once ({@link #checksIdle}).
      */
     private static final class LostConnections implements ExceptionSorter {
         private final AtomicLong lastCheck = new AtomicLong(System.nanoTime() - IDLE_CHECK_GAP.toNanos());
@@ -198,7 +208,8 @@ public final class PooledDataSource {
             long now = System.nanoTime();
             long last = lastCheck.get();
             AgroalDataSource p = pool;
-            if (p != null && now - last >= IDLE_CHECK_GAP.toNanos() && lastCheck.compareAndSet(last, now)) {
+            if (p != null && checksIdle(e) && now - last >= IDLE_CHECK_GAP.toNanos()
+                    && lastCheck.compareAndSet(last, now)) {
                 // Runs on the pool's housekeeping thread; the caller goes on at once. Connections
                 // being checked are not handed out; broken ones are closed.
                 p.flush(AgroalDataSource.FlushMode.INVALID);

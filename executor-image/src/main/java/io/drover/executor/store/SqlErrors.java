@@ -1,5 +1,6 @@
 package io.drover.executor.store;
 
+import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.util.Set;
 
@@ -45,6 +46,20 @@ public final class SqlErrors {
         String state = e.getSQLState();
         return state == null || state.startsWith("08") || state.startsWith("57P")
                 || state.equals("25P03") || state.equals("25P04");
+    }
+
+    /**
+     * Whether a call failed because the server did not answer within the socket timeout (a
+     * half-open connection, a frozen or unreachable server), as opposed to the server or the
+     * network ending the session (a reset, a termination, a shutdown), which is known at once.
+     */
+    public static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The SQLState of the first SQLException in the chain that has one, or null. */

@@ -86,6 +86,37 @@ class EnginePoolTest {
         }
     }
 
+    /**
+     * A call that timed out (the backend frozen with SIGSTOP: no answer, as on a half-open
+     * connection) does not start that check, whose validation of such connections would hold
+     * the pool's one housekeeping thread, which opens new connections; a session the server ended
+     * does.
+     */
+    @Test
+    void aTimeoutDoesNotStartTheIdleCheckAnEndedSessionDoes() throws Exception {
+        try (AgroalDataSource pool = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
+                Duration.ofSeconds(1), Duration.ofMinutes(1))) {
+            long frozen = backendPid(pool);
+            signal("STOP", frozen);
+            SQLException timedOut;
+            try {
+                timedOut = failureOfACall(pool);
+            } finally {
+                signal("CONT", frozen);
+            }
+            assertThat(SqlErrors.connectionLost(timedOut)).as("discarded").isTrue();
+            assertThat(SqlErrors.timedOut(timedOut)).isTrue();
+            assertThat(PooledDataSource.checksIdle(timedOut)).isFalse();
+
+            long ended = backendPid(pool);
+            terminate(ended);
+            SQLException terminated = failureOfACall(pool);
+            assertThat(SqlErrors.connectionLost(terminated)).as("discarded").isTrue();
+            assertThat(SqlErrors.timedOut(terminated)).isFalse();
+            assertThat(PooledDataSource.checksIdle(terminated)).isTrue();
+        }
+    }
+
     @Test
     void aConnectionIdleLongerThanTheCheckIntervalIsCheckedAndReplacedWhenBroken() throws Exception {
         try (AgroalDataSource pool = enginePool(PooledDataSource.IDLE_VALIDATION)) {
@@ -177,6 +208,20 @@ class EnginePoolTest {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    private static SQLException failureOfACall(AgroalDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("select 1");
+        } catch (SQLException e) {
+            return e;
+        }
+        throw new AssertionError("the call did not fail");
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor())
+                .as("kill -%s %d", signal, pid).isZero();
     }
 
     /** Ends the backend and waits until the server no longer lists it. */
