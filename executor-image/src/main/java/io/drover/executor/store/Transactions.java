@@ -14,25 +14,35 @@ public final class Transactions {
         T run() throws SQLException;
     }
 
-    /** Commits on success, rolls back on any failure; joins the caller's transaction if one is open. */
+    /**
+     * Commits on success, rolls back on any failure (an Error too: restoring auto-commit on an
+     * open transaction would commit it); joins the caller's transaction if one is open. The
+     * failure is what the caller sees: when the connection is gone, the rollback's and the
+     * restore's own failures ("the connection has been closed") are only suppressed beside it.
+     */
     public static <T> T run(Connection c, SqlWork<T> work) throws SQLException {
         if (!c.getAutoCommit()) {
             return work.run();
         }
         c.setAutoCommit(false);
+        T result;
         try {
-            T result = work.run();
+            result = work.run();
             c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
+        } catch (Throwable e) {
             try {
                 c.rollback();
             } catch (SQLException suppressed) {
                 e.addSuppressed(suppressed);
             }
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             throw e;
-        } finally {
-            c.setAutoCommit(true);
         }
+        c.setAutoCommit(true);
+        return result;
     }
 }
