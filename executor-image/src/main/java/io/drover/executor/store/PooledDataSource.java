@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.function.UnaryOperator;
@@ -185,10 +186,18 @@ public final class PooledDataSource {
      * otherwise fail one more call of the engine's loops before it is discarded. Not after a
      * timeout: the check of a half-open connection waits up to {@link #VALIDATION_SECONDS} on the
      * pool's one housekeeping thread, which also opens the new connections the loops wait for;
-     * such connections are checked on borrow, on the borrower's thread, as they idle.
+     * such connections are checked on borrow, on the borrower's thread, as they idle. Nor for
+     * 08003: a call on a connection the driver closed after its first failure (a rollback after
+     * a timeout), which was decided on that failure.
      */
     static boolean checksIdle(SQLException e) {
-        return SqlErrors.connectionLost(e) && !SqlErrors.timedOut(e);
+        return SqlErrors.connectionLost(e) && !SqlErrors.timedOut(e) && !"08003".equals(e.getSQLState());
+    }
+
+    /** How many idle checks {@link LostConnections} started on this pool (tests). */
+    static int idleChecksStarted(AgroalDataSource pool) {
+        return ((LostConnections) pool.getConfiguration().connectionPoolConfiguration().exceptionSorter())
+                .checksStarted.get();
     }
 
     /**
@@ -198,6 +207,7 @@ public final class PooledDataSource {
      */
     private static final class LostConnections implements ExceptionSorter {
         private final AtomicLong lastCheck = new AtomicLong(System.nanoTime() - IDLE_CHECK_GAP.toNanos());
+        private final AtomicInteger checksStarted = new AtomicInteger();
         volatile AgroalDataSource pool;
 
         @Override
@@ -213,6 +223,7 @@ public final class PooledDataSource {
                 // Runs on the pool's housekeeping thread; the caller goes on at once. Connections
                 // being checked are not handed out; broken ones are closed.
                 p.flush(AgroalDataSource.FlushMode.INVALID);
+                checksStarted.incrementAndGet();
             }
             return true;
         }

@@ -80,6 +80,7 @@ class EnginePoolTest {
             assertThat(pool.getMetrics().destroyCount())
                     .as("the failed connection and the two idle ones, found broken by the check it started")
                     .isEqualTo(3);
+            assertThat(PooledDataSource.idleChecksStarted(pool)).isEqualTo(1);
             for (int i = 0; i < 3; i++) {
                 assertThat(backendPid(pool)).as("a live connection, at once").isNotIn(ended);
             }
@@ -89,31 +90,38 @@ class EnginePoolTest {
     /**
      * A call that timed out (the backend frozen with SIGSTOP: no answer, as on a half-open
      * connection) does not start that check, whose validation of such connections would hold
-     * the pool's one housekeeping thread, which opens new connections; a session the server ended
-     * does.
+     * the pool's one housekeeping thread, which opens new connections; not even through the
+     * rollback and the restore of auto-commit that follow it in a transaction, on the connection
+     * the driver closed ("This connection has been closed.", 08003). A session the server ended
+     * does start it.
      */
     @Test
     void aTimeoutDoesNotStartTheIdleCheckAnEndedSessionDoes() throws Exception {
         try (AgroalDataSource pool = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
-                Duration.ofSeconds(1), Duration.ofMinutes(1))) {
+                Duration.ofSeconds(3), Duration.ofMinutes(1))) {
             long frozen = backendPid(pool);
             signal("STOP", frozen);
             SQLException timedOut;
-            try {
-                timedOut = failureOfACall(pool);
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                timedOut = failure(() -> Transactions.run(c, () -> s.execute("select 1")));
             } finally {
                 signal("CONT", frozen);
             }
-            assertThat(SqlErrors.connectionLost(timedOut)).as("discarded").isTrue();
-            assertThat(SqlErrors.timedOut(timedOut)).isTrue();
+            assertThat(SqlErrors.timedOut(timedOut)).as("the timeout, not the closed connection after it").isTrue();
+            assertThat(timedOut.getSuppressed()).as("the rollback's and the restore's failures").isNotEmpty()
+                    .allSatisfy(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("08003"));
             assertThat(PooledDataSource.checksIdle(timedOut)).isFalse();
+            assertThat(PooledDataSource.idleChecksStarted(pool)).isZero();
+            assertThat(backendPid(pool)).as("the frozen connection was discarded").isNotEqualTo(frozen);
 
             long ended = backendPid(pool);
             terminate(ended);
-            SQLException terminated = failureOfACall(pool);
-            assertThat(SqlErrors.connectionLost(terminated)).as("discarded").isTrue();
-            assertThat(SqlErrors.timedOut(terminated)).isFalse();
-            assertThat(PooledDataSource.checksIdle(terminated)).isTrue();
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                SQLException terminated = failure(() -> s.execute("select 1"));
+                assertThat(SqlErrors.timedOut(terminated)).isFalse();
+                assertThat(PooledDataSource.checksIdle(terminated)).isTrue();
+            }
+            assertThat(PooledDataSource.idleChecksStarted(pool)).isEqualTo(1);
         }
     }
 
@@ -210,9 +218,9 @@ class EnginePoolTest {
         }
     }
 
-    private static SQLException failureOfACall(AgroalDataSource pool) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("select 1");
+    private static SQLException failure(Transactions.SqlWork<?> call) {
+        try {
+            call.run();
         } catch (SQLException e) {
             return e;
         }
