@@ -41,6 +41,7 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
                 c.rollback();
                 if (System.nanoTime() - waitStart >= waitNanos) {
                     metrics.globalLockWaitTimedOut(System.nanoTime() - waitStart);
+                    c.setAutoCommit(true);
                     return Acquisition.CONTENDED;
                 }
                 Thread.sleep(pollMillis);
@@ -50,20 +51,20 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
             List<AcquiredJob> jobs = locker.lock(c, max);
             c.commit();
             metrics.globalLockReleased(System.nanoTime() - holdStart);
-            return new Acquisition(jobs, jobs.size() == max);
-        } catch (SQLException | RuntimeException | InterruptedException e) {
-            rollbackQuietly(c);
-            throw e;
-        } finally {
             c.setAutoCommit(true);
-        }
-    }
-
-    private static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is broken; the pool discards it and the server frees the lock
+            return new Acquisition(jobs, jobs.size() == max);
+        } catch (Throwable e) {
+            // Rolled back whatever failed, an Error too: restoring auto-commit on the open
+            // transaction would commit a page no queue ever received. The failure is the
+            // caller's to see, not the closed connection's that follows a timeout.
+            try {
+                c.rollback();
+                c.setAutoCommit(true);
+            } catch (SQLException suppressed) {
+                // the connection is broken; the pool discards it and the server frees the lock
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
     }
 }
