@@ -41,7 +41,8 @@ public final class PooledDataSource {
      * cycle's and a third of a completion batch's round trips when they were checked on every
      * borrow. It would not catch more: a connection that breaks between two uses milliseconds
      * apart is no different from one that breaks during a statement, which the socket timeout
-     * ends, and then {@link LostConnections} has the pool discard it and check the idle ones.
+     * ends, and then {@link LostConnections} has the pool discard it (and check the idle ones if
+     * the session was ended rather than timed out).
      */
     static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
     /**
@@ -165,7 +166,7 @@ public final class PooledDataSource {
                         .idleValidationTimeout(idleValidation)
                         .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(VALIDATION_SECONDS))
                         // One that broke in use is discarded when it is closed, not pooled again,
-                        // and the idle ones are checked at once.
+                        // and if its session was ended (not timed out) the idle ones are checked.
                         .exceptionSorter(lost)
                         // New connections now and then: after a DNS failover (RDS) they reach the new primary.
                         .maxLifetime(Duration.ofMinutes(30))
