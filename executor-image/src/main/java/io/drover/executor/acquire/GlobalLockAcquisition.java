@@ -3,6 +3,7 @@ package io.drover.executor.acquire;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.Transactions;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -55,15 +56,9 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
             return new Acquisition(jobs, jobs.size() == max);
         } catch (Throwable e) {
             // Rolled back whatever failed, an Error too: restoring auto-commit on the open
-            // transaction would commit a page no queue ever received. The failure is the
-            // caller's to see, not the closed connection's that follows a timeout.
-            try {
-                c.rollback();
-                c.setAutoCommit(true);
-            } catch (SQLException suppressed) {
-                // the connection is broken; the pool discards it and the server frees the lock
-                e.addSuppressed(suppressed);
-            }
+            // transaction would commit a page no queue ever received. On a broken connection the
+            // pool discards it and the server frees the lock.
+            Transactions.abandon(c, e);
             throw e;
         }
     }

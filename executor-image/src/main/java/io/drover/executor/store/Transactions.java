@@ -30,19 +30,29 @@ public final class Transactions {
             result = work.run();
             c.commit();
         } catch (Throwable e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            abandon(c, e);
             throw e;
         }
         c.setAutoCommit(true);
         return result;
+    }
+
+    /**
+     * After {@code failure} in a transaction the caller opened with {@code setAutoCommit(false)}:
+     * rolls it back, then restores auto-commit (restoring it first would commit the transaction).
+     * On a broken connection their own failures are suppressed beside {@code failure}, the one
+     * the caller throws.
+     */
+    public static void abandon(Connection c, Throwable failure) {
+        try {
+            c.rollback();
+        } catch (SQLException suppressed) {
+            failure.addSuppressed(suppressed);
+        }
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException suppressed) {
+            failure.addSuppressed(suppressed);
+        }
     }
 }
