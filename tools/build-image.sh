@@ -74,6 +74,13 @@ umoci unpack --image "$LAYOUT:build" "$WORK/bundle" >/dev/null
 rm -rf "$WORK/bundle/rootfs"
 mv "$ROOT" "$WORK/bundle/rootfs"
 umoci repack --image "$LAYOUT:build" "$WORK/bundle"
+# An application that ships HotSpot compiler directives (the executor's quarkus-app/jvm/, see
+# executor-image/src/main/jvm/compiler-directives.json) runs with them.
+JIT_FLAGS=()
+if [ -f "$APP/jvm/compiler-directives.json" ]; then
+  JIT_FLAGS=(--config.entrypoint -XX:+UnlockDiagnosticVMOptions
+             --config.entrypoint -XX:CompilerDirectivesFile=/app/jvm/compiler-directives.json)
+fi
 umoci config --image "$LAYOUT:build" \
   --author "Drover" \
   --os linux --architecture amd64 \
@@ -85,6 +92,7 @@ umoci config --image "$LAYOUT:build" \
   --config.entrypoint /opt/java/bin/java \
   --config.entrypoint -XX:MaxRAMPercentage=75 \
   --config.entrypoint -XX:+ExitOnOutOfMemoryError \
+  "${JIT_FLAGS[@]}" \
   --config.entrypoint -jar \
   --config.entrypoint /app/quarkus-run.jar \
   --clear config.cmd \

@@ -9,6 +9,8 @@
 #   env     PGHOST PGPORT PGUSER PGPASSWORD PGDATABASE: a PostgreSQL the nodes and psql reach
 #           WARM=N   drain N jobs first (JIT-warm nodes)
 #           JAVA_OPTS  more node JVM flags (e.g. -XX:TieredStopAtLevel=1)
+#           NO_DIRECTIVES=1  without the build's JIT directives (APPDIR/jvm/compiler-directives.json,
+#                    passed as the image passes them when the build has the file)
 #           THREADS  worker threads per node (8)
 #           PERF=1   record `perf` over the drain (perf report --sort comm,dso); the nodes' JIT
 #                    symbols are written to /tmp/perf-<pid>.map, so compiled Java frames have names
@@ -30,12 +32,16 @@ cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 threads() { for p in "${PIDS[@]}"; do for t in /proc/"$p"/task/*; do
   echo "$p $(basename "$t") $(tr ' ' '_' <"$t/comm") $(awk '{print $14"_"$15"_"$10}' "$t/stat")_$(awk \
     '/^voluntary_ctxt/ {v=$2} /^nonvoluntary_ctxt/ {n=$2} END {print v"_"n}' "$t/status")"; done; done; }
+DIRECTIVES=()
+if [[ -f $APP/jvm/compiler-directives.json && -z ${NO_DIRECTIVES:-} ]]; then
+  DIRECTIVES=(-XX:+UnlockDiagnosticVMOptions "-XX:CompilerDirectivesFile=$APP/jvm/compiler-directives.json")
+fi
 PIDS=()
 for i in $(seq 0 $((NODES - 1))); do
   QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$PGHOST:$PGPORT/$PGDATABASE QUARKUS_DATASOURCE_USERNAME=$PGUSER \
   QUARKUS_DATASOURCE_PASSWORD=${PGPASSWORD:-} QUARKUS_HTTP_PORT=$((18080 + i)) DROVER_SCHEMA=$SCHEMA \
   DROVER_NODENAME=profile-node-$i DROVER_LOCKMODE=SkipLocked DROVER_THREADS=${THREADS:-8} DROVER_QUEUESIZE=1024 \
-  DROVER_ACQUIREPAGESIZE=256 $JAVA -Xmx384m -XX:+UseParallelGC ${JAVA_OPTS:-} -jar "$APP/quarkus-run.jar" \
+  DROVER_ACQUIREPAGESIZE=256 $JAVA -Xmx384m -XX:+UseParallelGC "${DIRECTIVES[@]}" ${JAVA_OPTS:-} -jar "$APP/quarkus-run.jar" \
     >"$OUT/node-$i.log" 2>&1 &
   PIDS+=($!)
 done

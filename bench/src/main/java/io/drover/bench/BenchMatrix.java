@@ -298,7 +298,8 @@ final class BenchMatrix {
         env.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         env.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + memory() + ", " + cpu());
         env.put("settings", "threads " + THREADS + " (64 for sleep jobs), queueSize " + QUEUE
-                + ", lockExpiry 60s, executor nodes as separate JVMs (-Xmx384m) on the same machine as PostgreSQL");
+                + ", lockExpiry 60s, executor nodes as separate JVMs (-Xmx384m, the image's JIT directives) on the same"
+                + " machine as PostgreSQL");
         return env;
     }
 

@@ -76,12 +76,20 @@ final class LocalFleet implements AutoCloseable {
     /** {@code extraEnv}: settings beyond the scenario's, e.g. DROVER_API_TOKEN to open the HTTP API. */
     static LocalFleet start(Path executorJar, Database db, String schema, Scenario s, Path logDir,
                             Map<String, String> extraEnv) throws Exception {
+        // The image's JIT directives (tools/build-image.sh passes the same file): the nodes measured
+        // here run as the image's do.
+        Path directives = executorJar.resolveSibling("jvm/compiler-directives.json");
+        if (!Files.isRegularFile(directives)) {
+            throw new IllegalStateException(directives + " is missing: package the executor (mvn package copies it"
+                    + " from executor-image/src/main/jvm)");
+        }
         LocalFleet fleet = new LocalFleet();
         Files.createDirectories(logDir);
         for (int i = 0; i < s.nodes(); i++) {
             int port = freePort();
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx384m", "-XX:+UseParallelGC", "-jar", executorJar.toString())
+                    "-Xmx384m", "-XX:+UseParallelGC", "-XX:+UnlockDiagnosticVMOptions",
+                    "-XX:CompilerDirectivesFile=" + directives, "-jar", executorJar.toString())
                     .redirectErrorStream(true).redirectOutput(logDir.resolve("node-" + i + ".log").toFile());
             var env = pb.environment();
             env.put("QUARKUS_DATASOURCE_JDBC_URL", db.jdbcUrl());

@@ -16,6 +16,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -47,7 +49,9 @@ class ExecutorImageIT {
     void entrypointRunsTheServiceAsANonRootUser() throws Exception {
         assertThat(image.referenceName()).as("the reference containerd will import it as")
                 .isEqualTo("localhost/drover-executor:0.1.0");
-        assertThat(image.entrypoint()).startsWith("/opt/java/bin/java").endsWith("-jar", "/app/quarkus-run.jar");
+        assertThat(image.entrypoint()).startsWith("/opt/java/bin/java").endsWith("-jar", "/app/quarkus-run.jar")
+                .as("the JIT directives the local benchmark measured (executor-image/src/main/jvm)")
+                .contains("-XX:+UnlockDiagnosticVMOptions", "-XX:CompilerDirectivesFile=/app/jvm/compiler-directives.json");
         assertThat(image.config().get("User").asText()).isEqualTo("10001:10001");
         assertThat(image.config().get("ExposedPorts").has("8080/tcp")).isTrue();
     }
@@ -57,6 +61,7 @@ class ExecutorImageIT {
         Path rootfs = image.rootfs();
         assertThat(rootfs.resolve("opt/java/bin/java")).isExecutable();
         assertThat(rootfs.resolve("app/quarkus-run.jar")).exists();
+        assertThat(rootfs.resolve("app/jvm/compiler-directives.json")).isRegularFile();
         assertThat(rootfs.resolve("bin/sh")).doesNotExist();
         assertThat(rootfs.resolve("bin/bash")).doesNotExist();
         assertThat(rootfs.resolve("usr/bin/sh")).doesNotExist();
@@ -77,7 +82,7 @@ class ExecutorImageIT {
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
                 "DROVER_SCHEMA", "image_it",
                 "DROVER_NODENAME", "image-node",
-                "DROVER_API_TOKEN", "t"), log, "/opt/java/bin/java", "-Xmx256m", "-jar", "/app/quarkus-run.jar");
+                "DROVER_API_TOKEN", "t"), log, entrypointWithSmallHeap());
         HttpClient http = HttpClient.newHttpClient();
         URI base = URI.create("http://127.0.0.1:" + port);
         try {
@@ -106,5 +111,12 @@ class ExecutorImageIT {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(Files.readString(log)).contains("Drover node image-node:").contains("stopped");
+    }
+
+    /** The image's own entrypoint (its JVM flags: a directives file that does not load stops the JVM), with a test-sized heap. */
+    private static String[] entrypointWithSmallHeap() throws Exception {
+        List<String> command = new ArrayList<>(image.entrypoint());
+        command.add(1, "-Xmx256m");
+        return command.toArray(String[]::new);
     }
 }
