@@ -116,6 +116,8 @@ image-tools: ## Install the daemonless image tools (umoci, skopeo) from Debian i
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq umoci skopeo)
 
 image: build image-tools ## Build the executor image as an OCI archive, without a Docker engine
+	@test -f executor-image/target/quarkus-app/jvm/compiler-directives.json || \
+	  (echo "executor-image/target/quarkus-app/jvm/compiler-directives.json missing: the image needs its JIT directives (docs/image.md)"; exit 1)
 	tools/build-image.sh executor-image/target/quarkus-app $(EXECUTOR_IMAGE_ARCHIVE) $(EXECUTOR_IMAGE)
 
 flowable-image: build image-tools ## Build the Flowable executor image (spec.engine Flowable, docs/engines.md) as an OCI archive

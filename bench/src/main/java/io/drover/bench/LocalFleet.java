@@ -76,20 +76,11 @@ final class LocalFleet implements AutoCloseable {
     /** {@code extraEnv}: settings beyond the scenario's, e.g. DROVER_API_TOKEN to open the HTTP API. */
     static LocalFleet start(Path executorJar, Database db, String schema, Scenario s, Path logDir,
                             Map<String, String> extraEnv) throws Exception {
-        // The image's JIT directives (tools/build-image.sh passes the same file): the nodes measured
-        // here run as the image's do.
-        Path directives = executorJar.resolveSibling("jvm/compiler-directives.json");
-        if (!Files.isRegularFile(directives)) {
-            throw new IllegalStateException(directives + " is missing: package the executor (mvn package copies it"
-                    + " from executor-image/src/main/jvm)");
-        }
         LocalFleet fleet = new LocalFleet();
         Files.createDirectories(logDir);
         for (int i = 0; i < s.nodes(); i++) {
             int port = freePort();
-            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx384m", "-XX:+UseParallelGC", "-XX:+UnlockDiagnosticVMOptions",
-                    "-XX:CompilerDirectivesFile=" + directives, "-jar", executorJar.toString())
+            ProcessBuilder pb = new ProcessBuilder(command(executorJar))
                     .redirectErrorStream(true).redirectOutput(logDir.resolve("node-" + i + ".log").toFile());
             var env = pb.environment();
             env.put("QUARKUS_DATASOURCE_JDBC_URL", db.jdbcUrl());
@@ -113,6 +104,24 @@ final class LocalFleet implements AutoCloseable {
             throw e;
         }
         return fleet;
+    }
+
+    /**
+     * The node's command line: the image's JIT directives when the build has them (quarkus-app/jvm/,
+     * as tools/build-image.sh passes them), so the nodes measured here run as the image's do; a
+     * build from before them runs without.
+     */
+    private static List<String> command(Path executorJar) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-XX:+UseParallelGC"));
+        Path directives = executorJar.resolveSibling("jvm/compiler-directives.json");
+        if (Files.isRegularFile(directives)) {
+            command.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:CompilerDirectivesFile=" + directives));
+        } else {
+            System.out.println("   (no " + directives + ": this build's nodes run without JIT directives)");
+        }
+        command.addAll(List.of("-jar", executorJar.toString()));
+        return command;
     }
 
     private void awaitReady(Duration timeout) throws Exception {

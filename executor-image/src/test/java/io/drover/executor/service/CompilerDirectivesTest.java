@@ -34,8 +34,22 @@ class CompilerDirectivesTest {
         String output = Files.readString(out);
         assertThat(p.exitValue()).as(output).isZero();
         for (String[] method : matches()) {
-            assertThat(output).contains("matching: " + method[0] + "." + method[1]);
+            // The JVM prints each directive as it understood it: C2 excluded, C1 left as it is.
+            String matching = "matching: " + method[0] + "." + method[1];
+            assertThat(output).contains(matching);
+            String printed = output.substring(output.indexOf(matching));
+            printed = printed.substring(0, printed.indexOf("Directive:"));
+            String c2 = printed.substring(printed.indexOf("c2 directives:"));
+            assertThat(c2).as(printed).contains("Exclude:true");
+            assertThat(printed.substring(0, printed.indexOf("c2 directives:"))).as(printed).doesNotContain("Exclude:true");
         }
+    }
+
+    @Test
+    void everyDirectiveIsOneThisTestReads() throws Exception {
+        // A match this test cannot parse (quoted key, an array, a wildcard) would go unchecked.
+        long keys = Pattern.compile("\\bmatch\\s*\"?\\s*:").matcher(Files.readString(FILE)).results().count();
+        assertThat((long) matches().size()).isEqualTo(keys);
     }
 
     @Test
