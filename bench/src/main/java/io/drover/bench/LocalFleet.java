@@ -78,9 +78,10 @@ final class LocalFleet implements AutoCloseable {
                             Map<String, String> extraEnv) throws Exception {
         LocalFleet fleet = new LocalFleet();
         Files.createDirectories(logDir);
+        List<String> command = command(executorJar);
         for (int i = 0; i < s.nodes(); i++) {
             int port = freePort();
-            ProcessBuilder pb = new ProcessBuilder(command(executorJar))
+            ProcessBuilder pb = new ProcessBuilder(command)
                     .redirectErrorStream(true).redirectOutput(logDir.resolve("node-" + i + ".log").toFile());
             var env = pb.environment();
             env.put("QUARKUS_DATASOURCE_JDBC_URL", db.jdbcUrl());
