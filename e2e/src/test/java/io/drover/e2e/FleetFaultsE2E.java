@@ -174,7 +174,7 @@ class FleetFaultsE2E {
         receiver.reset();
         JobTable jobs = table(ec);
         List<Long> ids = Collections.synchronizedList(new ArrayList<>());
-        Instant killed;
+        Runs.Kill killed;
         long finishedAway;
         long caughtUp;
         String revision = kube.statefulSet(NS, ec).getStatus().getUpdateRevision();
@@ -187,8 +187,8 @@ class FleetFaultsE2E {
             long finishedBefore = finishes();
             Pod victim = client.pods().inNamespace(NS).withName(ec + "-1").get();
             int restartsBefore = nz(victim.getStatus().getContainerStatuses().get(0).getRestartCount());
-            killed = Instant.now();
             kube.sigkill(victim);
+            killed = new Runs.Kill(victim.getMetadata().getName(), Instant.now());
             await("the killed container comes back without the operator").atMost(Duration.ofMinutes(2))
                     .pollInterval(Duration.ofSeconds(1)).until(() -> nz(client.pods().inNamespace(NS).withName(ec + "-1")
                             .get().getStatus().getContainerStatuses().get(0).getRestartCount()) > restartsBefore);
@@ -218,7 +218,8 @@ class FleetFaultsE2E {
                 ids.size(), runs, finishedAway + " jobs finished while it was away; the killed container came back alone;"
                         + " the change was applied and rolled " + caughtUp + " s after the operator returned", () -> {
                     assertThat(runs.lost()).isEmpty();
-                    assertThat(runs.ranTwiceAfter()).as("jobs run twice whose first run started after the kill").isEmpty();
+                    assertThat(runs.ranTwiceUnexplained())
+                            .as("jobs run twice whose first run did not start on the killed pod before the kill").isEmpty();
                 });
         delete(ec);
     }
@@ -317,7 +318,7 @@ class FleetFaultsE2E {
         log("replicas: " + before + " before the outage, never fewer than " + least + " until 30 s after it");
         awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(4));
         long drained = Duration.between(started, Instant.now()).toSeconds();
-        Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), stopped);
+        Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), null);
         log("database down: " + runs + "; drained " + drained + " s after the database was back");
         report.check("PostgreSQL stopped under an autoscaled fleet", "server stopped for 20 s (2 x lockExpiry) at 3 nodes",
                 ids.size(), runs, "replicas " + before + " before, never fewer than " + least
@@ -356,7 +357,7 @@ class FleetFaultsE2E {
                 lastReasons.add(last.getTerminated().getReason());
             }
         });
-        Runs runs = Runs.of(ordinary, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), Instant.now());
+        Runs runs = Runs.of(ordinary, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), null);
         long took = Duration.between(enqueued, Instant.now()).toSeconds();
         log("out of memory: dead-lettered after " + took + " s with \""
                 + reason + "\"; container restarts " + restarts + " (last terminations " + lastReasons + "); ordinary jobs: " + runs);
