@@ -51,7 +51,7 @@ final class BenchMatrix {
         return list;
     }
 
-    /** Timers against no-op jobs: the same configuration, run alternately (see timerRounds). */
+    /** Timers against no-op jobs: the same configuration, in rounds of one run of each (see run). */
     static Scenario pair(String kind, boolean quick) {
         return new Scenario(JobKind.parse(kind), quick ? 20_000 : 100_000, 2, LockMode.SkipLocked, 256, THREADS, QUEUE,
                 quick ? Duration.ofSeconds(60) : Duration.ofSeconds(180));
@@ -66,6 +66,7 @@ final class BenchMatrix {
         List<BenchResult> results = new ArrayList<>();
         List<BenchResult> firstDrains = new ArrayList<>();
         List<SqlFloor.Result> floorRuns = new ArrayList<>();
+        List<TimerRound> timerRounds = new ArrayList<>();
         Map<String, String> environment;
         List<IdleLatency.Result> idle;
         List<EnqueueBench.Result> enqueue;
@@ -78,14 +79,18 @@ final class BenchMatrix {
             for (Scenario s : scenarios) {
                 runAndPrint(ds, db, s, jar, postgres, results, firstDrains);
             }
-            // Timers and no-op jobs differ by one column here, so their ratio is mostly run-to-run
-            // noise on shared cores: alternate them and compare medians.
+            // Timers and no-op jobs differ by one column here, so a single pair mostly measures
+            // run-to-run noise on shared cores: rounds of one of each, back to back, the order
+            // swapped every round so neither always runs second; the target is the median of
+            // the rounds' ratios (a round's two runs share the machine's mood, distant runs do not).
             int rounds = quick ? 2 : 3;
             for (int round = 1; round <= rounds; round++) {
-                runAndPrint(ds, db, pair("timer", quick), jar, postgres, results, firstDrains);
-                if (round < rounds) {
-                    runAndPrint(ds, db, pair("noop", quick), jar, postgres, results, firstDrains);
-                }
+                boolean timerFirst = round % 2 == 0;
+                BenchResult first = runAndPrint(ds, db, pair(timerFirst ? "timer" : "noop", quick), jar, postgres,
+                        results, firstDrains);
+                BenchResult second = runAndPrint(ds, db, pair(timerFirst ? "noop" : "timer", quick), jar, postgres,
+                        results, firstDrains);
+                timerRounds.add(timerFirst ? new TimerRound(first, second) : new TimerRound(second, first));
             }
             floorRuns.addAll(floors(ds, db, postgres, "after", floorJobs));
             idle = IdleLatency.run(ds, db, jar, quick);
@@ -93,7 +98,7 @@ final class BenchMatrix {
         }
         Floors floors = new Floors(floorRuns);
         environment.put("duration", Duration.between(started, Instant.now()).toSeconds() + " s");
-        List<Target> targets = targets(results, floors.fair());
+        List<Target> targets = targets(results, floors.fair(), timerRounds);
         targets.addAll(idleTargets(idle));
         targets.forEach(t -> System.out.println(t.line()));
 
@@ -116,13 +121,14 @@ final class BenchMatrix {
     }
 
     /** Measures one configuration, its first drain then the measured one, and adds each to its list. */
-    private static void runAndPrint(AgroalDataSource ds, Database db, Scenario s, Path jar, PostgresCpu postgres,
+    private static BenchResult runAndPrint(AgroalDataSource ds, Database db, Scenario s, Path jar, PostgresCpu postgres,
                                     List<BenchResult> results, List<BenchResult> firstDrains) throws Exception {
         LocalFleet.Measured m = LocalFleet.measure(ds, db, "drover_bench", s, firstDrainJobs(s), jar,
                 Path.of("target/bench-logs"), postgres);
         System.out.println(m.result().text());
         results.add(m.result());
         firstDrains.add(m.firstDrain());
+        return m.result();
     }
 
     /**
@@ -207,7 +213,7 @@ final class BenchMatrix {
                 figure.applyAsDouble(w), goal, "(worst over the rates; " + each + " ms)", true);
     }
 
-    static List<Target> targets(List<BenchResult> results, SqlFloor.Result floor) {
+    static List<Target> targets(List<BenchResult> results, SqlFloor.Result floor, List<TimerRound> timerRounds) {
         List<Target> targets = new ArrayList<>();
         Optional<BenchResult> best2 = results.stream().filter(r -> r.kind().equals("noop") && r.nodes() == 2)
                 .max((a, b) -> Double.compare(a.jobsPerSecond(), b.jobsPerSecond()));
@@ -222,14 +228,7 @@ final class BenchMatrix {
         results.stream().filter(r -> r.kind().startsWith("sleep:")).findFirst().ifPresent(r -> targets.add(new Target(
                 "100 ms jobs / theoretical max", r.percentOfTheoretical() / 100, 0.97,
                 String.format("(%,.0f of %,.0f jobs/s)", r.jobsPerSecond(), r.theoreticalMaxPerSecond()))));
-        List<Double> timers = rates(results, "timer", "SkipLocked", 256, 2);
-        List<Double> noops = rates(results, "noop", "SkipLocked", 256, 2);
-        if (!timers.isEmpty() && !noops.isEmpty()) {
-            targets.add(new Target("due timers / no-op jobs (medians)", median(timers) / median(noops), 0.9,
-                    String.format("(median of %d timer runs %,.0f vs of %d no-op runs %,.0f jobs/s, SkipLocked page=256"
-                            + " nodes=2; runs %s vs %s)", timers.size(), median(timers), noops.size(), median(noops),
-                            timers, noops)));
-        }
+        timersOverNoops(timerRounds).ifPresent(targets::add);
         globalOverOptimistic(results).ifPresent(targets::add);
         return targets;
     }
@@ -266,9 +265,26 @@ final class BenchMatrix {
                 "(" + worstPair + "; every pair: " + String.join(", ", pairs) + ")"));
     }
 
-    static List<Double> rates(List<BenchResult> results, String kind, String mode, int page, int nodes) {
-        return results.stream().filter(r -> r.kind().equals(kind) && r.lockMode().equals(mode)
-                && r.acquirePageSize() == page && r.nodes() == nodes).map(BenchResult::jobsPerSecond).toList();
+    /** One round of the timer comparison: a timer run and a no-op run of the same configuration, back to back. */
+    record TimerRound(BenchResult timer, BenchResult noop) {
+        double ratio() {
+            return timer.jobsPerSecond() / noop.jobsPerSecond();
+        }
+    }
+
+    /** Due timers against no-op jobs: the median of the rounds' ratios, each round's runs in the detail. */
+    static Optional<Target> timersOverNoops(List<TimerRound> rounds) {
+        if (rounds.isEmpty()) {
+            return Optional.empty();
+        }
+        String each = rounds.stream().map(r -> String.format("%.2f (%,.0f vs %,.0f)", r.ratio(), r.timer().jobsPerSecond(),
+                r.noop().jobsPerSecond())).collect(java.util.stream.Collectors.joining(", "));
+        BenchResult config = rounds.get(0).timer();
+        return Optional.of(new Target("due timers / no-op jobs (median of back-to-back rounds)",
+                median(rounds.stream().map(TimerRound::ratio).toList()), 0.9,
+                String.format("(%d rounds of a timer and a no-op run, %s page=%d nodes=%d, %,d jobs each;"
+                                + " timer / no-op jobs/s per round: %s)", rounds.size(), config.lockMode(),
+                        config.acquirePageSize(), config.nodes(), config.jobs(), each)));
     }
 
     static double median(List<Double> values) {

@@ -51,6 +51,21 @@ class BenchReportTest {
         assertThat(BenchMatrix.globalOverOptimistic(List.of(run("Global", 1, 1, 700)))).isEmpty();
     }
 
+    @Test
+    void timersAgainstNoOpsAreTheMedianOfBackToBackRounds() {
+        // Round 2 ran on a slow moment of the machine: both its runs are slow, its ratio is not.
+        List<BenchMatrix.TimerRound> rounds = List.of(
+                new BenchMatrix.TimerRound(run("SkipLocked", 256, 2, 60_000), run("SkipLocked", 256, 2, 62_000)),
+                new BenchMatrix.TimerRound(run("SkipLocked", 256, 2, 30_000), run("SkipLocked", 256, 2, 32_000)),
+                new BenchMatrix.TimerRound(run("SkipLocked", 256, 2, 50_000), run("SkipLocked", 256, 2, 62_500)));
+        BenchMatrix.Target t = BenchMatrix.timersOverNoops(rounds).orElseThrow();
+        assertThat(t.ratio()).isEqualTo(30_000.0 / 32_000);
+        assertThat(t.met()).isTrue();
+        assertThat(t.detail()).contains("3 rounds").contains("SkipLocked page=256 nodes=2, 100,000 jobs each")
+                .contains("0.97 (60,000 vs 62,000), 0.94 (30,000 vs 32,000), 0.80 (50,000 vs 62,500)");
+        assertThat(BenchMatrix.timersOverNoops(List.of())).isEmpty();
+    }
+
     private static BenchResult run(String mode, int page, int nodes, double jobsPerSecond) {
         return new BenchResult("noop " + mode, "noop", mode, page, nodes, 8, 1024, 100_000, 100_000, false, 1,
                 jobsPerSecond, List.of(), 1, 2, page, 0, Double.NaN, 0, Double.NaN, Double.NaN, 450, 10, 5, 17, 0.006,
