@@ -197,7 +197,7 @@ class FleetFaultsE2E {
             Thread.sleep(Duration.ofMinutes(1).minus(Duration.between(away, Instant.now())).toMillis());
             finishedAway = finishes() - finishedBefore;
             log("operator away for " + Duration.between(away, Instant.now()).toSeconds() + " s: " + finishedAway
-                    + " jobs finished meanwhile; " + ec + "-1 was SIGKILLed");
+                    + " jobs finished meanwhile; " + ec + "-1 was SIGKILLed (the kill returned at " + killed.returned() + ")");
             assertThat(finishedAway).as("the executors kept draining without the operator").isPositive();
             assertThat(kube.statefulSet(NS, ec).getStatus().getUpdateRevision()).as("nothing rolled without the operator")
                     .isEqualTo(revision);
@@ -216,7 +216,10 @@ class FleetFaultsE2E {
         log("operator away: " + runs);
         report.check("the operator away", "operator scaled to 0 for 60 s; a pod SIGKILLed and the spec changed meanwhile",
                 ids.size(), runs, finishedAway + " jobs finished while it was away; the killed container came back alone;"
-                        + " the change was applied and rolled " + caughtUp + " s after the operator returned", () -> {
+                        + " the change was applied and rolled " + caughtUp + " s after the operator returned"
+                        + (runs.ranTwice().isEmpty() ? "" : "; run twice: " + runs.ranTwice() + ", "
+                        + (runs.ranTwiceUnexplained().isEmpty() ? "each first started on the killed pod before the kill"
+                        : runs.ranTwiceUnexplained() + " not explained by the kill")), () -> {
                     assertThat(runs.lost()).isEmpty();
                     assertThat(runs.ranTwiceUnexplained())
                             .as("jobs run twice whose first run did not start on the killed pod before the kill").isEmpty();
