@@ -14,11 +14,12 @@ import java.util.function.Predicate;
  * letters and what is left in the job table: lost jobs, jobs dead-lettered without having run,
  * and duplicates, each duplicate checked against the fault.
  *
- * <p>A duplicate is explained when its first run started on the node the fault hit, before the
- * fault began (or, for a fault the node can only find out by a timeout, such as a half-open
- * connection, within the scenario's {@code detection} window after it began), and had not
- * finished well before the fault (a finished run whose outcome was written would never run
- * again). A fault of the database alone may run nothing twice.
+ * <p>A duplicate is explained when it ran exactly twice, its first run started on the node the
+ * fault hit, before the fault began (or, for a fault the node can only find out by a timeout,
+ * such as a half-open connection, within the scenario's {@code detection} window after it
+ * began), and had not finished well before the fault (a finished run whose outcome was written
+ * would never run again), and its second run started after the fault began (no node takes over
+ * a job the faulted node still holds). A fault of the database alone may run nothing twice.
  */
 record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Long> left, List<Long> duplicates,
                   List<Long> startedDuringFault, List<Long> unexplainedDuplicates, int expectedDeadLetters,
@@ -71,8 +72,8 @@ record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Lon
                     during.add(id);
                 }
                 Long finished = firstFinish.get(id);
-                boolean explained = fault.node() != null && first.node().equals(fault.node())
-                        && first.nanos() <= fault.start() + fault.detection()
+                boolean explained = s.size() == 2 && fault.node() != null && first.node().equals(fault.node())
+                        && first.nanos() <= fault.start() + fault.detection() && s.get(1).nanos() > fault.start()
                         && (finished == null || finished > fault.start() - OUTCOME_WRITTEN_NANOS);
                 if (!explained) {
                     unexplained.add(id);

@@ -23,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * three nodes per scenario draining 2,000 jobs of 100 ms on a real PostgreSQL, a fault in the
  * middle, every start and finish counted by job id by an external receiver. Each scenario
  * passes with 0 jobs lost, 0 jobs dead-lettered without having run (poison aside, with the right
- * reason), duplicates only among jobs whose first run started before the fault ended (on the
- * faulted node, when one node was faulted), and every node ready and draining afterwards with
- * no help but what Kubernetes gives (restart on exit or failed liveness). The table of results
- * goes into docs/reliability.md.
+ * reason), duplicates only among jobs the faulted node was running as the fault hit (as
+ * {@link Accounting} decides; none when the database alone was faulted), and every node ready
+ * and draining afterwards with no help but what Kubernetes gives (restart on exit or failed
+ * liveness). The table of results goes into docs/reliability.md.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChaosCampaignIT {
