@@ -308,8 +308,9 @@ final class BenchReport {
             each lock mode, NOTIFY on and off; goal p50 < 10 ms, p99 < 50 ms with NOTIFY) and the enqueue path \
             (HTTP batch API, SQL INSERT and COPY, 1 to 16 producers, NOTIFY on and off, jobs/s and database CPU \
             per job) added.
-            - Issue 20: due timers against no-op jobs are three rounds of one run of each, back to back (the \
-            order swapped every round), judged by the median of the rounds' ratios. Until 2026-11-25 it \
+            - Issue 20: due timers against no-op jobs are three rounds (two with `--quick`) of one run of each, \
+            back to back (the order swapped every round: no-op first in rounds 1 and 3), judged by the median \
+            of the rounds' ratios. Until 2026-11-25 it \
             compared the median of three timer runs with the median of two no-op runs between them and the \
             matrix's no-op run minutes earlier, whose machine state the timers did not share (0.845 and 1.032 \
             on two runs of one build).
