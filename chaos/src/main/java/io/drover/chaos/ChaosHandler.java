@@ -26,6 +26,11 @@ public final class ChaosHandler implements JobHandler {
     private final String receiver = System.getenv().getOrDefault("CHAOS_RECEIVER", "http://127.0.0.1:1");
     /** Who ran it: as the campaign names its nodes (two fleets may share node names), else the node or pod name. */
     private final String node = firstSet("CHAOS_NODE", "DROVER_NODENAME", "HOSTNAME");
+    /**
+     * This JVM, apart from the node: a restarted container or process reports under the same node
+     * name, and the receiver must tell a run of the killed JVM from one of its successor.
+     */
+    private static final String JVM = java.util.UUID.randomUUID().toString().substring(0, 8);
 
     @Override
     public String type() {
@@ -76,7 +81,7 @@ public final class ChaosHandler implements JobHandler {
 
     private void report(String event, JobContext job) throws Exception {
         HttpResponse<Void> r = client.send(HttpRequest.newBuilder(URI.create(receiver + "/" + event + "?job=" + job.id()
-                        + "&node=" + node + "&attempt=" + job.attempt()))
+                        + "&node=" + node + "&attempt=" + job.attempt() + "&jvm=" + JVM))
                 .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.discarding());
         if (r.statusCode() != 204) {

@@ -23,8 +23,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * run cut short (a start without a finish) and a job run twice are seen too.
  */
 final class ExecutionReceiver implements AutoCloseable {
-    /** One report of a chaos job; {@code at} is when it arrived. */
-    record Event(String kind, long job, String node, int attempt, Instant at) {
+    /**
+     * One report of a chaos job; {@code at} is when it arrived, {@code jvm} the reporting JVM's
+     * token (a restarted container reports under the same node name; null from a handler that
+     * does not send one).
+     */
+    record Event(String kind, long job, String node, int attempt, Instant at, String jvm) {
     }
 
     private final HttpServer server;
@@ -62,7 +66,7 @@ final class ExecutionReceiver implements AutoCloseable {
                         q.put(pair.substring(0, eq), pair.substring(eq + 1));
                     }
                     events.add(new Event(kind, Long.parseLong(q.get("job")), q.get("node"),
-                            Integer.parseInt(q.get("attempt")), Instant.now()));
+                            Integer.parseInt(q.get("attempt")), Instant.now(), q.get("jvm")));
                     exchange.sendResponseHeaders(204, -1);
                 } catch (RuntimeException e) {
                     exchange.sendResponseHeaders(400, -1);

@@ -30,21 +30,29 @@ record Runs(List<Long> lost, List<Long> interrupted, List<Long> ranTwice, List<L
      * sending it is what most likely failed CI at e800307 (jobs 25 and 26; that run did not log
      * the nodes, a later run had two such jobs, first started on the victim as it was killed).
      *
-     * <p>It explains a job run twice, once on the victim and once after it died: two starts, the
-     * first on the victim arriving by {@code dead} plus {@link #REPORT_LATENCY} (the victim's next
-     * container, under the same pod name, needs seconds more to start a JVM), the second after
-     * {@code sent} (nothing takes over a job the victim still holds), and no finish of the first
-     * run reported more than {@link #OUTCOME_WRITTEN} before {@code sent} (its outcome was written).
+     * <p>It explains a job run twice, once by the killed JVM and once after it died: two starts;
+     * the first on the victim by a JVM that reported nothing more after {@code dead} plus
+     * {@link #REPORT_LATENCY} (a dead JVM goes silent; the victim's next container reports under
+     * the same pod name, and in a .ci/run started a job 2.7 s after its predecessor's last start, but
+     * as another JVM; a report without a JVM token is judged by its own arrival instead); the
+     * second after {@code sent} (nothing takes over a job the victim still holds); and no finish
+     * of the first reported more than {@link #OUTCOME_WRITTEN} before {@code sent} (its outcome
+     * was written).
      */
     record Kill(String node, Instant sent, Instant dead) {
-        boolean explains(List<ExecutionReceiver.Event> starts, List<ExecutionReceiver.Event> finishes) {
+        /**
+         * @param lastReport when each JVM's last report arrived, over the whole scenario
+         */
+        boolean explains(List<ExecutionReceiver.Event> starts, List<ExecutionReceiver.Event> finishes,
+                         Map<String, Instant> lastReport) {
             if (starts.size() != 2) {
                 return false;
             }
             ExecutionReceiver.Event first = starts.get(0);
+            Instant silent = first.jvm() == null ? first.at() : lastReport.get(first.jvm());
             boolean finishedLongBefore = finishes.stream().anyMatch(f -> f.node().equals(node)
                     && f.at().isBefore(sent.minus(OUTCOME_WRITTEN)));
-            return first.node().equals(node) && !first.at().isAfter(dead.plus(REPORT_LATENCY))
+            return first.node().equals(node) && !silent.isAfter(dead.plus(REPORT_LATENCY))
                     && starts.get(1).at().isAfter(sent) && !finishedLongBefore;
         }
     }
@@ -58,8 +66,12 @@ record Runs(List<Long> lost, List<Long> interrupted, List<Long> ranTwice, List<L
                    List<ExecutionReceiver.Event> events, List<Kill> kills) {
         Map<Long, List<ExecutionReceiver.Event>> starts = new HashMap<>();
         Map<Long, List<ExecutionReceiver.Event>> finishes = new HashMap<>();
+        Map<String, Instant> lastReport = new HashMap<>();
         for (ExecutionReceiver.Event e : events) {
             (e.kind().equals("start") ? starts : finishes).computeIfAbsent(e.job(), k -> new ArrayList<>()).add(e);
+            if (e.jvm() != null) {
+                lastReport.merge(e.jvm(), e.at(), (a, b) -> a.isAfter(b) ? a : b);
+            }
         }
         List<Long> lost = new ArrayList<>();
         List<Long> interrupted = new ArrayList<>();
@@ -83,8 +95,9 @@ record Runs(List<Long> lost, List<Long> interrupted, List<Long> ranTwice, List<L
             }
             if (s.size() > 1) {
                 twice.add(id);
-                twiceRuns.add(id + ": " + s.stream().map(e -> e.node() + " " + e.at()).toList());
-                if (kills.stream().noneMatch(k -> k.explains(s, f))) {
+                twiceRuns.add(id + ": " + s.stream()
+                        .map(e -> e.node() + (e.jvm() == null ? "" : "/" + e.jvm()) + " " + e.at()).toList());
+                if (kills.stream().noneMatch(k -> k.explains(s, f, lastReport))) {
                     unexplained.add(id);
                 }
             }
@@ -108,6 +121,6 @@ record Runs(List<Long> lost, List<Long> interrupted, List<Long> ranTwice, List<L
     @Override
     public String toString() {
         return finished + " finished, " + lost.size() + " lost, " + interrupted.size() + " cut short, "
-                + ranTwice.size() + " run twice" + (ranTwice.isEmpty() ? "" : " (id: starts on node at arrival) " + twiceRuns);
+                + ranTwice.size() + " run twice" + (ranTwice.isEmpty() ? "" : " (id: starts on node/JVM at arrival) " + twiceRuns);
     }
 }

@@ -14,12 +14,17 @@ class RunsTest {
     /** ec-1 killed: the kill sent at T + 10 s, the command returned 300 ms later. */
     static final List<Runs.Kill> KILL = List.of(new Runs.Kill("ec-1", T.plusMillis(10_000), T.plusMillis(10_300)));
 
+    /** A report from the node's first JVM (ec-1's is the one killed). */
     static ExecutionReceiver.Event start(long job, String node, long ms) {
-        return new ExecutionReceiver.Event("start", job, node, 1, T.plusMillis(ms));
+        return event("start", job, node, node + "-a", ms);
     }
 
     static ExecutionReceiver.Event finish(long job, String node, long ms) {
-        return new ExecutionReceiver.Event("finish", job, node, 1, T.plusMillis(ms));
+        return event("finish", job, node, node + "-a", ms);
+    }
+
+    static ExecutionReceiver.Event event(String kind, long job, String node, String jvm, long ms) {
+        return new ExecutionReceiver.Event(kind, job, node, 1, T.plusMillis(ms), jvm);
     }
 
     static List<Long> unexplained(ExecutionReceiver.Event... events) {
@@ -27,7 +32,7 @@ class RunsTest {
     }
 
     @Test
-    void aJobTheVictimWasRunningAsItDiedMayRunAgain() {
+    void aJobTheKilledJvmWasRunningMayRunAgain() {
         // Its start arrived after the kill was sent (before the command returned, or up to 1 s
         // after: reports arrive late), or long before and it was still running.
         for (long first : new long[] {10_200, 11_300, 2_000}) {
@@ -36,20 +41,30 @@ class RunsTest {
             assertThat(runs.ranTwice()).containsExactly(1L);
             assertThat(runs.ranTwiceUnexplained()).as("first start at %d ms", first).isEmpty();
             assertThat(runs.lost()).isEmpty();
-            assertThat(runs.toString()).contains("1: [ec-1 " + T.plusMillis(first) + ", ec-0 " + T.plusMillis(15_000) + "]");
+            assertThat(runs.toString()).contains("1: [ec-1/ec-1-a " + T.plusMillis(first) + ", ec-0/ec-0-a " + T.plusMillis(15_000) + "]");
             assertThat(runs.duplicates("as it died")).isEqualTo("run twice: [1], as it died");
         }
         // It finished on the victim just before the kill, its outcome not written yet.
         assertThat(unexplained(start(1, "ec-1", 9_000), finish(1, "ec-1", 9_500), start(1, "ec-0", 15_000),
                 finish(1, "ec-0", 15_500))).isEmpty();
+        // The victim's next container (another JVM, same pod name) runs it again.
+        assertThat(unexplained(start(1, "ec-1", 9_000), event("start", 1, "ec-1", "ec-1-b", 12_700),
+                event("finish", 1, "ec-1", "ec-1-b", 13_000))).isEmpty();
+        // A handler without JVM tokens: judged by the first start's arrival.
+        assertThat(unexplained(event("start", 1, "ec-1", null, 11_300), event("start", 1, "ec-0", null, 15_000))).isEmpty();
     }
 
     @Test
     void noOtherDuplicateIsExplained() {
         // First run on a survivor.
         assertThat(unexplained(start(1, "ec-0", 9_000), start(1, "ec-0", 15_000), finish(1, "ec-0", 15_500))).containsExactly(1L);
-        // First start reported more than 1 s after the kill returned: the victim's next container.
-        assertThat(unexplained(start(1, "ec-1", 11_400), start(1, "ec-1", 16_000), finish(1, "ec-1", 16_500))).containsExactly(1L);
+        // First run by the victim's next container, however soon it started (its JVM reports on).
+        assertThat(unexplained(event("start", 1, "ec-1", "ec-1-b", 10_900), event("start", 1, "ec-0", "ec-0-a", 25_000),
+                event("finish", 2, "ec-1", "ec-1-b", 30_000))).containsExactly(1L);
+        // First start reported more than 1 s after the kill returned, by a JVM that reported nothing else.
+        assertThat(unexplained(start(1, "ec-1", 11_400), start(1, "ec-0", 16_000), finish(1, "ec-0", 16_500))).containsExactly(1L);
+        assertThat(unexplained(event("start", 1, "ec-1", null, 11_400), event("start", 1, "ec-0", null, 15_000)))
+                .containsExactly(1L);
         // The victim finished it long before the kill: its outcome was written, nothing may rerun it.
         assertThat(unexplained(start(1, "ec-1", 2_000), finish(1, "ec-1", 2_100), start(1, "ec-0", 15_000),
                 finish(1, "ec-0", 15_500))).containsExactly(1L);
