@@ -188,9 +188,7 @@ class FleetFaultsE2E {
             long finishedBefore = finishes();
             Pod victim = client.pods().inNamespace(NS).withName(ec + "-1").get();
             int restartsBefore = nz(victim.getStatus().getContainerStatuses().get(0).getRestartCount());
-            Instant sent = Instant.now();
-            kube.sigkill(victim);
-            killed = new Runs.Kill(victim.getMetadata().getName(), sent, Instant.now());
+            killed = kube.sigkill(victim);
             await("the killed container comes back without the operator").atMost(Duration.ofMinutes(2))
                     .pollInterval(Duration.ofSeconds(1)).until(() -> nz(client.pods().inNamespace(NS).withName(ec + "-1")
                             .get().getStatus().getContainerStatuses().get(0).getRestartCount()) > restartsBefore);

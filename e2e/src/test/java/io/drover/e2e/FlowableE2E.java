@@ -110,9 +110,7 @@ class FlowableE2E {
         await().atMost(Duration.ofMinutes(2)).until(() -> finishes() > 300);
         Pod victim = client.pods().inNamespace(NS).withName(EC + "-1").get();
         int restartsBefore = nz(victim.getStatus().getContainerStatuses().get(0).getRestartCount());
-        Instant sent = Instant.now();
-        kube.sigkill(victim);
-        Runs.Kill killed = new Runs.Kill(victim.getMetadata().getName(), sent, Instant.now());
+        Runs.Kill killed = kube.sigkill(victim);
         log("killed " + EC + "-1 after " + finishes() + " finished");
         awaitFinished(ids, Duration.ofMinutes(4));
         kube.awaitReady(NS, EC, 2);

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -156,7 +157,12 @@ final class Kube {
     }
 
     /** SIGKILL of the executor's JVM: through containerd locally, else a zero-grace forced delete. */
-    void sigkill(Pod pod) {
+    /**
+     * SIGKILLs the pod's container, and returns the kill with the instants taken around the
+     * command, as {@link Runs} judges the jobs it may run twice.
+     */
+    Runs.Kill sigkill(Pod pod) {
+        Instant sent = Instant.now();
         String id = pod.getStatus().getContainerStatuses().get(0).getContainerID().replaceFirst("^containerd://", "");
         if (env.containerdSocket().isPresent()) {
             Commands.run(List.of("ctr", "--address", env.containerdSocket().get(), "-n", "k8s.io", "tasks", "kill", "-s",
@@ -165,6 +171,7 @@ final class Kube {
             client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                     .withGracePeriod(0).delete();
         }
+        return new Runs.Kill(pod.getMetadata().getName(), sent, Instant.now());
     }
 
     static String repository(String image) {
