@@ -63,8 +63,7 @@ final class BenchMatrix {
         Path jar = options.executorJar;
         Files.createDirectories(out);
         List<Scenario> scenarios = scenarios(quick);
-        List<BenchResult> results = new ArrayList<>();
-        List<BenchResult> firstDrains = new ArrayList<>();
+        List<BenchReport.Row> rows = new ArrayList<>();
         List<SqlFloor.Result> floorRuns = new ArrayList<>();
         List<TimerRound> timerRounds = new ArrayList<>();
         Map<String, String> environment;
@@ -77,19 +76,21 @@ final class BenchMatrix {
             int floorJobs = scenarios.get(0).jobs();
             floorRuns.addAll(floors(ds, db, postgres, "before", floorJobs));
             for (Scenario s : scenarios) {
-                runAndPrint(ds, db, s, jar, postgres, results, firstDrains);
+                runAndPrint(ds, db, s, 0, jar, postgres, rows);
             }
             // Timers and no-op jobs differ by one column here, so a single pair mostly measures
             // run-to-run noise on shared cores: rounds of one of each, back to back, the order
             // swapped every round so neither always runs second; the target is the median of
             // the rounds' ratios (a round's two runs share the machine's mood, distant runs do not).
+            // These runs are the timer target's only: the page lists them apart, and the other
+            // targets pick among the matrix's runs, where every configuration ran once.
             int rounds = quick ? 2 : 3;
             for (int round = 1; round <= rounds; round++) {
                 boolean timerFirst = round % 2 == 0;
-                BenchResult first = runAndPrint(ds, db, pair(timerFirst ? "timer" : "noop", quick), jar, postgres,
-                        results, firstDrains);
-                BenchResult second = runAndPrint(ds, db, pair(timerFirst ? "noop" : "timer", quick), jar, postgres,
-                        results, firstDrains);
+                BenchResult first = runAndPrint(ds, db, pair(timerFirst ? "timer" : "noop", quick), round, jar,
+                        postgres, rows);
+                BenchResult second = runAndPrint(ds, db, pair(timerFirst ? "noop" : "timer", quick), round, jar,
+                        postgres, rows);
                 timerRounds.add(timerFirst ? new TimerRound(first, second) : new TimerRound(second, first));
             }
             floorRuns.addAll(floors(ds, db, postgres, "after", floorJobs));
@@ -98,6 +99,7 @@ final class BenchMatrix {
         }
         Floors floors = new Floors(floorRuns);
         environment.put("duration", Duration.between(started, Instant.now()).toSeconds() + " s");
+        List<BenchResult> results = BenchReport.Row.matrix(rows);
         List<Target> targets = targets(results, floors.fair(), timerRounds);
         targets.addAll(idleTargets(idle));
         targets.forEach(t -> System.out.println(t.line()));
@@ -107,27 +109,27 @@ final class BenchMatrix {
         doc.put("environment", environment);
         doc.put("floor", floors.json());
         doc.put("results", results);
-        doc.put("firstDrains", firstDrains);
+        doc.put("firstDrains", rows.stream().filter(r -> r.round() == 0).map(BenchReport.Row::firstDrain).toList());
+        doc.put("timerRounds", timerRounds);
         doc.put("idleLatency", idle);
         doc.put("enqueue", enqueue);
         doc.put("targets", targets);
         Files.writeString(out.resolve(name + ".json"), BenchResult.JSON.writeValueAsString(doc));
         BarChart.write(out.resolve(name + ".png"), results, floors.fair().jobsPerSecond(),
                 "Drover local benchmark (" + environment.get("machine") + ")");
-        Files.writeString(out.resolve(name + ".md"), BenchReport.markdown(name, environment, floors, results, firstDrains, targets,
+        Files.writeString(out.resolve(name + ".md"), BenchReport.markdown(name, environment, floors, rows, targets,
                 idle, enqueue));
         System.out.println("\nWrote " + out.resolve(name + ".md") + ", " + name + ".json and " + name + ".png");
         return 0;
     }
 
-    /** Measures one configuration, its first drain then the measured one, and adds each to its list. */
-    private static BenchResult runAndPrint(AgroalDataSource ds, Database db, Scenario s, Path jar, PostgresCpu postgres,
-                                    List<BenchResult> results, List<BenchResult> firstDrains) throws Exception {
+    /** Measures one configuration, its first drain then the measured one, and adds the row ({@code round} 0: the matrix's). */
+    private static BenchResult runAndPrint(AgroalDataSource ds, Database db, Scenario s, int round, Path jar,
+                                           PostgresCpu postgres, List<BenchReport.Row> rows) throws Exception {
         LocalFleet.Measured m = LocalFleet.measure(ds, db, "drover_bench", s, firstDrainJobs(s), jar,
                 Path.of("target/bench-logs"), postgres);
         System.out.println(m.result().text());
-        results.add(m.result());
-        firstDrains.add(m.firstDrain());
+        rows.add(new BenchReport.Row(round, m.result(), m.firstDrain()));
         return m.result();
     }
 
@@ -245,7 +247,7 @@ final class BenchMatrix {
             if (!g.kind().equals("noop") || !g.lockMode().equals("Global")) {
                 continue;
             }
-            Optional<BenchResult> o = find(results, "noop", "Optimistic", g.acquirePageSize(), g.nodes());
+            Optional<BenchResult> o = find(results, "noop", "Optimistic", g.acquirePageSize(), g.threads(), g.nodes());
             if (o.isEmpty()) {
                 continue;
             }
@@ -293,9 +295,11 @@ final class BenchMatrix {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    static Optional<BenchResult> find(List<BenchResult> results, String kind, String mode, int page, int nodes) {
+    /** The run of that configuration (the first, if it ran more than once). */
+    static Optional<BenchResult> find(List<BenchResult> results, String kind, String mode, int page, int threads,
+                                      int nodes) {
         return results.stream().filter(r -> r.kind().equals(kind) && r.lockMode().equals(mode)
-                && r.acquirePageSize() == page && r.nodes() == nodes).findFirst();
+                && r.acquirePageSize() == page && r.threads() == threads && r.nodes() == nodes).findFirst();
     }
 
     private static Map<String, String> environment(AgroalDataSource ds, MatrixOptions options) throws Exception {

@@ -7,7 +7,6 @@ import io.drover.executor.bench.Scenario;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -20,7 +19,8 @@ class BenchReportTest {
         BenchResult measured = result(40_000, 12.5, 4.0);
         BenchResult first = result(30_000, 31.0, 20.0);
         String md = BenchReport.markdown("local", Map.of("command", "make bench"), floors(),
-                List.of(measured, measured), Arrays.asList(first, null), List.of(), List.of(), List.of());
+                List.of(new BenchReport.Row(0, measured, first), new BenchReport.Row(2, measured, null)), List.of(),
+                List.of(), List.of());
         List<String> table = md.lines().dropWhile(l -> !l.equals("## Results")).skip(2)
                 .takeWhile(l -> l.startsWith("|")).toList();
         assertThat(table).hasSize(4); // header, separator, two rows
@@ -28,7 +28,19 @@ class BenchReportTest {
         assertThat(cells).isEqualTo(25);
         table.forEach(row -> assertThat(cells(row)).as(row).isEqualTo(cells));
         assertThat(table.get(2)).endsWith("| 100,000 | 30,000 | 31.0 | 65% |");
-        assertThat(table.get(3)).endsWith("|  |  |  |  |");
+        assertThat(table.get(3)).endsWith("|  |  |  |  |").startsWith("| noop (timer round 2) | SkipLocked |");
+    }
+
+    @Test
+    void theTargetsPickAmongTheMatrixsRunsNotTheTimerRounds() {
+        // A timer round's no-op run on a fast moment of the machine must not become the "best 2-node no-op".
+        List<BenchReport.Row> rows = List.of(new BenchReport.Row(0, run("SkipLocked", 512, 2, 50_000), null),
+                new BenchReport.Row(0, run("SkipLocked", 256, 2, 45_000), null),
+                new BenchReport.Row(1, run("SkipLocked", 256, 2, 70_000), null));
+        List<BenchResult> matrix = BenchReport.Row.matrix(rows);
+        assertThat(matrix).extracting(BenchResult::jobsPerSecond).containsExactly(50_000.0, 45_000.0);
+        BenchMatrix.Target best = BenchMatrix.targets(matrix, floors().fair(), List.of()).get(0);
+        assertThat(best.detail()).contains("50,000 vs");
     }
 
     @Test
