@@ -40,18 +40,19 @@ RESULTS=${RESULTS:-target/bench-cluster/$(date +%Y%m%d-%H%M%S)}
 OUT=${OUT:-$( ((ENGINES)) && echo docs/benchmarks/engines || echo docs/benchmarks/cluster)}
 mkdir -p "$RESULTS"
 
-# Jobs per run unless --jobs says: sized for drains of 10-60 s on the local cluster (2 shared
+# Jobs per run unless --jobs says: sized for drains of 15-60 s on the local cluster (2 shared
 # cores), so that a young JVM's compilation (most of its CPU in the first seconds) and the first
 # second's scrape do not decide the figure: 5,000-job drains at page 256 lasted 0.5 s and put
-# timers at 0.19 x no-op. The page names every drain under 15 s. Flowable's executor runs each
+# timers at 0.19 x no-op. A Drover run that still drains in under 15 s is measured again with
+# more jobs (below), so every drain on the page is at least 15 s. Flowable's executor runs each
 # job in a transaction of its own that also ends the process instance and writes its history,
 # about 100 times Drover's cost per job on this machine, so its runs get fewer jobs for drains of
-# the same length; jobs/s compare. The full matrix keeps 100,000 (Flowable's size).
+# the same length; jobs/s compare. The full matrix starts from 100,000 (Flowable's size).
 quick_jobs() { # engine kind page
   if [[ $1 == Flowable ]]; then
     case $2 in sleep:*) echo 1600 ;; *) if (($3 == 1)); then echo 1000; else echo 5000; fi ;; esac
   else
-    case $2 in sleep:*) echo 3000 ;; *) if (($3 == 1)); then echo 15000; else echo 400000; fi ;; esac
+    case $2 in sleep:*) echo 3000 ;; *) if (($3 == 1)); then echo 20000; else echo 600000; fi ;; esac
   fi
 }
 scenarios=()   # engine kind lockMode page threads nodes
@@ -68,7 +69,7 @@ elif ((ENGINES)); then
 elif ((QUICK)); then
   for mode in Global Optimistic SkipLocked; do for page in 1 256; do for nodes in 1 2; do
     scenarios+=("Drover noop $mode $page 8 $nodes"); done; done; done
-  scenarios+=("Drover sleep:100 SkipLocked 256 8 2" "Drover timer SkipLocked 256 8 2")
+  scenarios+=("Drover sleep:100 SkipLocked 256 8 2")   # and the timer rounds, after the matrix
 else
   for kind in noop sleep:100 timer; do for mode in Global Optimistic SkipLocked; do for page in 1 256 512; do
     for threads in 8 64 128; do for nodes in 1 2 4; do scenarios+=("Drover $kind $mode $page $threads $nodes"); done; done
@@ -85,12 +86,10 @@ if [[ ${BENCH_SAMPLE:-0} == 1 ]]; then
   e2e/bench/sample-db.sh "$RESULTS/samples" drover_bench &
   trap 'touch "$RESULTS/samples/stop"' EXIT
 fi
-run=0
-for s in "${scenarios[@]}"; do
-  read -r engine kind mode page threads nodes <<<"$s"
+# Sets the ExecutorCluster to a configuration and waits until it runs it: engine kind mode page threads nodes.
+configure() {
+  local engine=$1 mode=$3 page=$4 threads=$5 nodes=$6 cluster other queue gen
   cluster=$(cluster_of "$engine")
-  run=$((run + 1))
-  echo "[matrix] $run/${#scenarios[@]}: $engine $kind lockMode=$mode acquirePageSize=$page threads=$threads nodes=$nodes" >&2
   # The other engine's fleet idles at 0 replicas, so each run has the machine to itself.
   for other in bench bench-flowable; do
     if [[ $other != "$cluster" ]] && "$KUBECTL" -n "$NS" get executorcluster "$other" >/dev/null 2>&1; then
@@ -127,11 +126,15 @@ YAML
   "$KUBECTL" -n "$NS" wait executorcluster "$cluster" --for=condition=Ready --timeout=600s >/dev/null
   # Terminated pods of the old revision must be gone before run-one.sh counts the nodes.
   until [[ $(executor_pods "$cluster") == "$nodes" ]]; do sleep 1; done
-  jobs=${JOBS:-$(if ((QUICK || ENGINES || ${#only[@]})); then quick_jobs "$engine" "$kind" "$page"; else echo 100000; fi)}
-  label="$run-$engine-$kind-$mode-p$page-t$threads-n$nodes"
+}
+
+# One drain by run-one.sh: cluster kind jobs label FILE. Writes the result JSON to FILE and
+# prints the drain's seconds.
+drain() {
+  local cluster=$1 kind=$2 jobs=$3 label=$4 file=$5 scratch pod
+  scratch=$RESULTS/.run; rm -rf "$scratch"
   [[ ${BENCH_SAMPLE:-0} == 1 ]] && echo "$label" >"$RESULTS/samples/current"
-  out=$RESULTS; ((ENGINES)) && out=$RESULTS/$engine
-  e2e/bench/run-one.sh --cluster="$cluster" --namespace="$NS" --kind="$kind" --jobs="$jobs" --timeout=900s --out="$out" >/dev/null
+  e2e/bench/run-one.sh --cluster="$cluster" --namespace="$NS" --kind="$kind" --jobs="$jobs" --timeout=900s --out="$scratch" >/dev/null
   if [[ ${BENCH_SAMPLE:-0} == 1 ]]; then
     echo "-" >"$RESULTS/samples/current"
     mkdir -p "$RESULTS/logs"
@@ -139,7 +142,55 @@ YAML
       "$KUBECTL" -n "$NS" logs "$pod" >"$RESULTS/logs/$label-${pod#pod/}.log" 2>&1 || true
     done
   fi
+  mkdir -p "$(dirname "$file")"
+  mv "$scratch"/*.json "$file"
+  sed -n 's/^ *"seconds" *: *\([0-9.]*\),*$/\1/p' "$file" | head -1
+}
+
+# A drain shorter than this measures a young JVM's compilation and the first scrape more than
+# the configuration (ClusterReport.MEANINGFUL_SECONDS): such a run is measured again with the
+# jobs scaled to about RESIZE_TO seconds, on the same nodes (the short run was their warm-up).
+MEANINGFUL=15 RESIZE_TO=20 MAX_JOBS=4000000
+resize() { [[ -z $JOBS ]] && ((!ENGINES)); }
+declare -A sized=()   # "kind mode page threads nodes" -> the jobs of the run that counted
+run=0
+for s in "${scenarios[@]}"; do
+  read -r engine kind mode page threads nodes <<<"$s"
+  cluster=$(cluster_of "$engine")
+  run=$((run + 1))
+  echo "[matrix] $run/${#scenarios[@]}: $engine $kind lockMode=$mode acquirePageSize=$page threads=$threads nodes=$nodes" >&2
+  configure "$engine" "$kind" "$mode" "$page" "$threads" "$nodes"
+  jobs=${JOBS:-$(if ((QUICK || ENGINES || ${#only[@]})); then quick_jobs "$engine" "$kind" "$page"; else echo 100000; fi)}
+  label="$run-$engine-$kind-$mode-p$page-t$threads-n$nodes"
+  out=$RESULTS; ((ENGINES)) && out=$RESULTS/$engine
+  secs=$(drain "$cluster" "$kind" "$jobs" "$label" "$out/$label.json")
+  if resize && [[ $kind != sleep:* ]] && awk -v s="$secs" -v m=$MEANINGFUL 'BEGIN { exit !(s < m) }'; then
+    jobs=$(awk -v j="$jobs" -v s="$secs" -v t=$RESIZE_TO -v cap=$MAX_JOBS \
+      'BEGIN { n = j * t / (s > 0.1 ? s : 0.1); n = int((n + 9999) / 10000) * 10000; print (n > cap ? cap : n) }')
+    echo "[matrix] $label drained in $secs s (< $MEANINGFUL s): again with $jobs jobs" >&2
+    mkdir -p "$RESULTS/short" && mv "$out/$label.json" "$RESULTS/short/$label.json"   # kept, not reported
+    secs=$(drain "$cluster" "$kind" "$jobs" "$label-resized" "$out/$label.json")
+  fi
+  sized["$kind $mode $page $threads $nodes"]=$jobs
 done
+
+# Due timers against no-op jobs (quick): like make bench, rounds of one run of each on the same
+# nodes, back to back, the order swapped every round, as many jobs as the matrix's no-op run of
+# that configuration drained; ClusterReport judges the median of the rounds' ratios. A single
+# pair mostly measures the moment (0.37 and 1.28 on two runs of one engine).
+if ((QUICK)) && ((${#only[@]} == 0)); then
+  read -r mode page threads nodes <<<"SkipLocked 256 8 2"
+  configure Drover noop "$mode" "$page" "$threads" "$nodes"
+  jobs=${sized["noop $mode $page $threads $nodes"]}
+  for round in 1 2 3; do
+    if ((round % 2 == 0)); then order="timer noop"; else order="noop timer"; fi
+    for kind in $order; do
+      echo "[matrix] timer round $round: $kind x $jobs, lockMode=$mode acquirePageSize=$page nodes=$nodes" >&2
+      drain bench "$kind" "$jobs" "round$round-Drover-$kind-$mode-p$page-t$threads-n$nodes" \
+        "$RESULTS/timer-rounds/round-$round-$kind.json" >/dev/null
+    done
+  done
+fi
 
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 CLUSTER_TEXT="$("$KUBECTL" get nodes -o jsonpath='{range .items[*]}{.metadata.labels.node\.kubernetes\.io/instance-type}{" "}{end}' | xargs) nodes, $("$KUBECTL" version -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)"
