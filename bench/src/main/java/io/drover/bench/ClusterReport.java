@@ -125,8 +125,8 @@ final class ClusterReport implements Callable<Integer> {
                     Double.isNaN(r.commitsPerJob()) ? "" : String.format("%.4f", r.commitsPerJob())));
         }
         md.append("\nThe *timer rounds* serve the timer target alone: one timer run and one no-op run of the same"
-                + " configuration on the same nodes, back to back, the order swapped every round, as many jobs as the"
-                + " matrix's no-op run of it.\n");
+                + " configuration on the same nodes, back to back, the order swapped every round (no-op first in rounds 1"
+                + " and 3), as many jobs as a first drain on those nodes (not reported) says take about 30 s.\n");
         ratios(md, results);
         List<String> short_ = rows.stream().filter(r -> r.seconds() < MEANINGFUL_SECONDS).map(BenchResult::label).toList();
         if (!short_.isEmpty()) {
