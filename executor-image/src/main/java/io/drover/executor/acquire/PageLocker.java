@@ -16,7 +16,9 @@ import java.util.List;
 /**
  * Selects the oldest due, unlocked jobs and locks them for this node in one statement
  * ({@link JobSql#lockPage}), with the plan pinned ({@link IndexPlans}), and hands them on in
- * acquisition order.
+ * acquisition order. One request in auto-commit mode, so one round trip and one transaction,
+ * committed at its end: in Global mode it also takes the global acquire lock first
+ * ({@link GlobalAcquireLock#gate}), which that commit frees.
  */
 final class PageLocker {
     /** {@code JobSchema.ACQUIRE_ORDER}: due_at, id. */
@@ -25,28 +27,51 @@ final class PageLocker {
     private final String sql;
     private final String owner;
     private final long lockExpiryMillis;
+    private final GlobalAcquireLock globalLock;
 
-    /** @param skipLocked add FOR UPDATE SKIP LOCKED (SkipLocked mode); Global mode needs none */
-    PageLocker(JobSql sql, String owner, Duration lockExpiry, boolean skipLocked) {
-        this.sql = IndexPlans.pinned(sql.lockPage(skipLocked));
+    /** SkipLocked mode: FOR UPDATE SKIP LOCKED, so nodes skip each other's rows. */
+    PageLocker(JobSql sql, String owner, Duration lockExpiry) {
+        this(IndexPlans.pinned(sql.lockPage(true)), owner, lockExpiry, null);
+    }
+
+    /** Global mode: under the global acquire lock, which no other node holds meanwhile, so nothing to skip. */
+    PageLocker(JobSql sql, String owner, Duration lockExpiry, GlobalAcquireLock globalLock) {
+        this(GlobalAcquireLock.gate(IndexPlans.pinned(sql.lockPage(false))), owner, lockExpiry, globalLock);
+    }
+
+    private PageLocker(String sql, String owner, Duration lockExpiry, GlobalAcquireLock globalLock) {
+        this.sql = sql;
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
+        this.globalLock = globalLock;
     }
 
     /**
-     * Runs in the caller's transaction (Global mode), or in auto-commit mode as one request, its
-     * own transaction (SkipLocked): one round trip either way.
+     * Runs in auto-commit mode.
+     *
+     * @return the page (empty when nothing is due), or null in Global mode when another node
+     *         held the global acquire lock
      */
     List<AcquiredJob> lock(Connection c, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            ps.setString(2, owner);
-            ps.setLong(3, lockExpiryMillis);
+            int first = 1;
+            if (globalLock != null) {
+                globalLock.bindTry(ps);
+                first += GlobalAcquireLock.GATE_PARAMETERS;
+            }
+            ps.setInt(first, limit);
+            ps.setString(first + 1, owner);
+            ps.setLong(first + 2, lockExpiryMillis);
+            ps.execute();
+            boolean taken = globalLock == null || GlobalAcquireLock.taken(ps);
             List<AcquiredJob> jobs = new ArrayList<>(limit);
-            try (ResultSet rs = IndexPlans.executeQuery(ps)) {
+            try (ResultSet rs = IndexPlans.pastPin(ps)) {
                 while (rs.next()) {
                     jobs.add(AcquiredJob.from(rs));
                 }
+            }
+            if (!taken) {
+                return null; // and no rows: the page statement takes none unless the lock was taken
             }
             // The update returns the page in TID order; the queue takes it in acquisition order
             // (due, then first-in first-out). Here, not in SQL: an ORDER BY would be a sort, which

@@ -16,7 +16,7 @@ public final class SkipLockedAcquisition implements AcquisitionStrategy {
     private final PageLocker locker;
 
     public SkipLockedAcquisition(JobSql sql, String owner, Duration lockExpiry) {
-        this.locker = new PageLocker(sql, owner, lockExpiry, true);
+        this.locker = new PageLocker(sql, owner, lockExpiry);
     }
 
     @Override

@@ -43,7 +43,8 @@ public final class ExecutorMetrics {
         globalLockWait = Timer.builder("drover.global.lock.wait")
                 .description("Time spent waiting for the global acquire lock").register(registry);
         globalLockHold = Timer.builder("drover.global.lock.hold")
-                .description("Time the global acquire lock was held").register(registry);
+                .description("Time the global acquire lock was held, as the node sees it: the round trip of the request that took it")
+                .register(registry);
         globalLockTimeouts = counter("drover.global.lock.timeouts", "Acquisition cycles that gave up waiting for the global acquire lock");
         optimisticLockFailures = counter("drover.optimistic.lock.failures", "Job claims lost to another node (Optimistic lock mode)");
         acquisitionErrors = counter("drover.acquisition.errors", "Acquisition cycles that failed with a database error");

@@ -54,6 +54,14 @@ public final class IndexPlans {
     /** Runs a statement prepared from {@link #pinned} and returns its result, past the pin's. */
     public static ResultSet executeQuery(PreparedStatement ps) throws SQLException {
         ps.execute();
+        return pastPin(ps);
+    }
+
+    /**
+     * The result after the pin's, once the statement ran and its current result is the pin's
+     * (a request with a statement of its own before the pinned one reads that first).
+     */
+    public static ResultSet pastPin(PreparedStatement ps) throws SQLException {
         if (!ps.getMoreResults()) {
             throw new IllegalStateException("a pinned statement returned no result after the pin's");
         }

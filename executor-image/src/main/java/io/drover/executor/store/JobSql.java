@@ -46,6 +46,12 @@ public final class JobSql {
      */
     private static final String STILL_UNLOCKED = "lock_expires_at is null";
 
+    /** The transaction setting in which {@link #TRY_GLOBAL_LOCK} records whether it took the lock. */
+    private static final String GLOBAL_LOCK_TAKEN = "drover.global_acquire_lock_taken";
+
+    /** True only in the transaction of a {@link #TRY_GLOBAL_LOCK} that took the lock (the setting is empty or unset elsewhere). */
+    private static final String GLOBAL_LOCK_TAKEN_HERE = "current_setting('" + GLOBAL_LOCK_TAKEN + "', true) = 'true'";
+
     /**
      * The check, in a statement that names its rows by id, that this node still holds them (the
      * owner is its parameter): written {@code locked_by = ?}, it implies the predicate of the
@@ -72,10 +78,15 @@ public final class JobSql {
      *
      * <p>Parameters: page size, owner, lock expiry (ms). Returns {@link AcquiredJob#COLUMNS}.
      *
+     * <p>Global mode's page (no SKIP LOCKED: no other node locks rows meanwhile) follows
+     * {@link #TRY_GLOBAL_LOCK} in the same transaction and takes rows only if that took the lock:
+     * the check is a constant of the statement, so it gates the scan once (a one-time filter).
+     *
      * @param skipLocked add FOR UPDATE SKIP LOCKED (SkipLocked mode); Global mode needs none
      */
     public String lockPage(boolean skipLocked) {
         return "with picked as (select ctid from " + job + " where " + DUE_AND_UNLOCKED
+                + (skipLocked ? "" : " and " + GLOBAL_LOCK_TAKEN_HERE)
                 + " order by " + ACQUIRE_ORDER + " limit ?"
                 + (skipLocked ? " for update skip locked" : "")
                 + ") update " + job + " j"
@@ -125,6 +136,19 @@ public final class JobSql {
      * transaction), max hold (ms, statement), the lock's key. The third column is true when the
      * lock was taken.
      */
+    /**
+     * Global mode, the first statement of an acquisition's one request (auto-commit: the request
+     * is one transaction, committed at its end, which frees the lock): bounds the transaction as
+     * {@link #TRY_BOUNDED_LOCK} does, tries the global acquire lock, and records in the
+     * transaction whether it took it, for the page statement after it ({@link #lockPage} without
+     * SKIP LOCKED), which then starts with a snapshot taken under the lock. Parameters: max hold
+     * (ms, idle in transaction), max hold (ms, statement), the lock's key. The third column is
+     * 'true' when the lock was taken.
+     */
+    public static final String TRY_GLOBAL_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
+            + " set_config('statement_timeout', ?, true),"
+            + " set_config('" + GLOBAL_LOCK_TAKEN + "', pg_try_advisory_xact_lock(?)::text, true)";
+
     public static final String TRY_BOUNDED_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
             + " set_config('statement_timeout', ?, true),"
             + " pg_try_advisory_xact_lock(?)";

@@ -77,6 +77,10 @@ class AcquisitionPlanTest {
                         .containsPattern("Index (Only )?Scan using job_acquire_idx")
                         .doesNotContain("Sort").doesNotContain("Seq Scan");
             }
+            // Global's check that the request took the lock is a constant of the statement:
+            // evaluated once, before the scan, not per row.
+            assertThat(plan(global, true)).as("page " + page + ", statistics " + statistics + ": the lock's gate")
+                    .contains("One-Time Filter: (current_setting('drover.global_acquire_lock_taken'");
             for (String locking : List.of(skipLocked, global)) {
                 String plan = plan(locking, true);
                 assertThat(plan).as("page " + page + ", statistics " + statistics + ": the index read once, for the page")

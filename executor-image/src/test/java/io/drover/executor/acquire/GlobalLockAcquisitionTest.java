@@ -1,0 +1,124 @@
+package io.drover.executor.acquire;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.AcquiredJob;
+import io.drover.executor.store.JobSql;
+import io.drover.executor.store.Tables;
+import io.drover.executor.testing.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Global mode's acquisition, one request (the lock's try, the page, the commit) against a real
+ * PostgreSQL, with another session in the part of a node that holds the lock: the page is taken
+ * only under the lock, the request's commit frees it, a node that never gets it takes nothing,
+ * and a node that waited sees what the holder committed.
+ */
+class GlobalLockAcquisitionTest {
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
+    private static final Duration MAX_HOLD = Duration.ofSeconds(30);
+
+    @Test
+    void takesTheOldestPageAndItsCommitFreesTheLock() throws Exception {
+        String schema = schemaWithDueJobs(10);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (Connection c = db.getConnection()) {
+            Acquisition a = acquisition(schema, Duration.ofSeconds(1), registry).acquire(c, 4);
+            assertThat(a.jobs()).extracting(AcquiredJob::id).containsExactly(1L, 2L, 3L, 4L);
+            assertThat(a.mayHaveMore()).isTrue();
+            assertThat(c.getAutoCommit()).as("left in auto-commit mode, no transaction open").isTrue();
+        }
+        assertThat(count(schema, "locked_by = 'n:1'")).as("committed").isEqualTo(4);
+        try (Connection other = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres")) {
+            other.setAutoCommit(false);
+            assertThat(new GlobalAcquireLock(schema, MAX_HOLD).tryLock(other)).as("the lock is free again").isTrue();
+            other.rollback();
+        }
+        assertThat(registry.get("drover.global.lock.hold").timer().count()).isEqualTo(1);
+    }
+
+    @Test
+    void takesNothingWhileAnotherNodeHoldsTheLockAndGivesUpAtTheWaitTime() throws Exception {
+        String schema = schemaWithDueJobs(10);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        GlobalLockAcquisition acquisition = acquisition(schema, Duration.ofMillis(200), registry);
+        try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+             Connection c = db.getConnection()) {
+            holder.setAutoCommit(false);
+            assertThat(new GlobalAcquireLock(schema, MAX_HOLD).tryLock(holder)).isTrue();
+
+            assertThat(acquisition.acquire(c, 4)).isSameAs(Acquisition.CONTENDED);
+            assertThat(count(schema, "locked_by is null")).as("no row taken without the lock").isEqualTo(10);
+            assertThat(registry.get("drover.global.lock.timeouts").counter().count()).isEqualTo(1);
+
+            holder.rollback();
+            assertThat(acquisition.acquire(c, 4).jobs()).hasSize(4);
+        }
+    }
+
+    @Test
+    void aNodeThatWaitedForTheLockSeesWhatTheHolderCommitted() throws Exception {
+        String schema = schemaWithDueJobs(10);
+        try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+             Connection c = db.getConnection()) {
+            holder.setAutoCommit(false);
+            assertThat(new GlobalAcquireLock(schema, MAX_HOLD).tryLock(holder)).isTrue();
+            try (Statement s = holder.createStatement()) {
+                s.executeUpdate("update " + schema + ".job set locked_by = 'n:0', lock_expires_at = now() + interval '1 minute'"
+                        + " where id <= 3");
+            }
+            // The node asks while the holder's page is not committed yet; the holder commits later.
+            CompletableFuture<Acquisition> asked = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return acquisition(schema, Duration.ofSeconds(10), new SimpleMeterRegistry()).acquire(c, 10);
+                } catch (SQLException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(300);
+            assertThat(asked).isNotDone();
+            holder.commit();
+
+            Acquisition a = asked.get(10, TimeUnit.SECONDS);
+            assertThat(a.jobs()).extracting(AcquiredJob::id).containsExactly(4L, 5L, 6L, 7L, 8L, 9L, 10L);
+            assertThat(a.mayHaveMore()).isFalse();
+        }
+        assertThat(count(schema, "locked_by = 'n:0'")).isEqualTo(3);
+        assertThat(count(schema, "locked_by = 'n:1'")).isEqualTo(7);
+    }
+
+    private static GlobalLockAcquisition acquisition(String schema, Duration waitTime, SimpleMeterRegistry registry) {
+        return new GlobalLockAcquisition(new JobSql(new Tables(schema)), "n:1", Duration.ofMinutes(1),
+                new GlobalAcquireLock(schema, MAX_HOLD), waitTime, Duration.ofMillis(20), new ExecutorMetrics(registry));
+    }
+
+    /** Jobs 1..n, due a second apart, oldest first. */
+    private static String schemaWithDueJobs(int n) throws SQLException {
+        String schema = TestDatabase.freshSchema(db);
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("insert into " + schema + ".job (type, due_at) select 'noop', now() - (" + n + " - g) * interval '1 s'"
+                    + " from generate_series(1, " + n + ") g");
+        }
+        return schema;
+    }
+
+    private static int count(String schema, String where) throws SQLException {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select count(*) from " + schema + ".job where " + where)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
