@@ -3,7 +3,6 @@ package io.drover.executor.acquire;
 import io.drover.executor.store.AdvisoryKeys;
 import io.drover.executor.store.JobSql;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,7 +19,10 @@ import java.time.Duration;
  * bounded too: the lock transaction sets {@code idle_in_transaction_session_timeout} and
  * {@code statement_timeout} to {@code globalLockMaxHold}, so the server ends it. The engine
  * takes it in a request that also locks the page and commits ({@link #gate}), so its
- * transaction never waits on the node at all.
+ * transaction never waits for the node's next statement. (It can wait for the node to read its
+ * rows: a page of large payloads sent to a frozen node fills the socket, and the server ends
+ * that transaction only when the connection dies, as it did when the page was a request of its
+ * own.)
  *
  * <p>The key is derived from the schema name, so clusters in different schemas of one
  * database have independent locks.
@@ -35,20 +37,6 @@ public final class GlobalAcquireLock {
     public GlobalAcquireLock(String schema, Duration maxHold) {
         this.key = keyFor(schema);
         this.maxHoldMillis = Long.toString(maxHold.toMillis());
-    }
-
-    /**
-     * Tries once, without waiting, inside the connection's current transaction. One round
-     * trip: the timeouts are set in the same statement ({@link JobSql#TRY_BOUNDED_LOCK}).
-     */
-    public boolean tryLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_BOUNDED_LOCK)) {
-            bindTry(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(3);
-            }
-        }
     }
 
     /**
@@ -78,11 +66,8 @@ public final class GlobalAcquireLock {
         return taken;
     }
 
-    public long key() {
-        return key;
-    }
-
-    static long keyFor(String schema) {
+    /** The advisory lock's key for the clusters of a schema. */
+    public static long keyFor(String schema) {
         return AdvisoryKeys.of("drover.global-acquire-lock:" + schema);
     }
 }

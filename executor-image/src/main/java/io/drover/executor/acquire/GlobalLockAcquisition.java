@@ -40,8 +40,8 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
             long tryStart = System.nanoTime();
             List<AcquiredJob> jobs = locker.lock(c, max);
             if (jobs != null) {
-                // Seen from the node: the wait until the try that took it, and that try's round
-                // trip, which holds the lock from the server's grant to its commit.
+                // Seen from the node: the wait until the try that took it, and that try's request,
+                // which held the lock from the server's grant to its commit (an upper bound).
                 metrics.globalLockAcquired(tryStart - waitStart);
                 metrics.globalLockReleased(System.nanoTime() - tryStart);
                 return new Acquisition(jobs, jobs.size() == max);

@@ -43,7 +43,7 @@ public final class ExecutorMetrics {
         globalLockWait = Timer.builder("drover.global.lock.wait")
                 .description("Time spent waiting for the global acquire lock").register(registry);
         globalLockHold = Timer.builder("drover.global.lock.hold")
-                .description("Time the global acquire lock was held, as the node sees it: the round trip of the request that took it")
+                .description("Time the global acquire lock was held, as the node sees it (an upper bound): the request that took it, from its send to its page read")
                 .register(registry);
         globalLockTimeouts = counter("drover.global.lock.timeouts", "Acquisition cycles that gave up waiting for the global acquire lock");
         optimisticLockFailures = counter("drover.optimistic.lock.failures", "Job claims lost to another node (Optimistic lock mode)");

@@ -49,8 +49,12 @@ public final class JobSql {
     /** The transaction setting in which {@link #TRY_GLOBAL_LOCK} records whether it took the lock. */
     private static final String GLOBAL_LOCK_TAKEN = "drover.global_acquire_lock_taken";
 
-    /** True only in the transaction of a {@link #TRY_GLOBAL_LOCK} that took the lock (the setting is empty or unset elsewhere). */
-    private static final String GLOBAL_LOCK_TAKEN_HERE = "current_setting('" + GLOBAL_LOCK_TAKEN + "', true) = 'true'";
+    /**
+     * True only in the transaction of a {@link #TRY_GLOBAL_LOCK} that took the lock. Outside one
+     * the setting is unset (null: false) or, once a transaction of the session set it, '' (an
+     * error: not a boolean), so a page statement that lost its try fails instead of idling.
+     */
+    private static final String GLOBAL_LOCK_TAKEN_HERE = "current_setting('" + GLOBAL_LOCK_TAKEN + "', true)::boolean";
 
     /**
      * The check, in a statement that names its rows by id, that this node still holds them (the
@@ -129,26 +133,27 @@ public final class JobSql {
     }
 
     /**
-     * Tries a transaction-scoped advisory lock once, without waiting, in the current transaction:
-     * the global acquire lock (Global mode) and the fleet figures' count lock. One round trip: the
-     * timeouts that bound a hung holder are set in the same statement, so the server ends a holder
-     * that freezes or is cut off, and the lock is free again. Parameters: max hold (ms, idle in
-     * transaction), max hold (ms, statement), the lock's key. The third column is true when the
-     * lock was taken.
-     */
-    /**
      * Global mode, the first statement of an acquisition's one request (auto-commit: the request
      * is one transaction, committed at its end, which frees the lock): bounds the transaction as
      * {@link #TRY_BOUNDED_LOCK} does, tries the global acquire lock, and records in the
      * transaction whether it took it, for the page statement after it ({@link #lockPage} without
      * SKIP LOCKED), which then starts with a snapshot taken under the lock. Parameters: max hold
      * (ms, idle in transaction), max hold (ms, statement), the lock's key. The third column is
-     * 'true' when the lock was taken.
+     * 'true' when the lock was taken. Should the request ever be split in two transactions (a
+     * Sync between the statements), the page statement fails on the setting, reset to '' by the
+     * first one's commit, instead of taking rows outside the lock or reporting an empty backlog.
      */
     public static final String TRY_GLOBAL_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
             + " set_config('statement_timeout', ?, true),"
             + " set_config('" + GLOBAL_LOCK_TAKEN + "', pg_try_advisory_xact_lock(?)::text, true)";
 
+    /**
+     * Tries a transaction-scoped advisory lock once, without waiting, in the current transaction:
+     * the fleet figures' count lock. One round trip: the timeouts that bound a hung holder are set
+     * in the same statement, so the server ends a holder that freezes or is cut off, and the lock
+     * is free again. Parameters: max hold (ms, idle in transaction), max hold (ms, statement), the
+     * lock's key. The third column is true when the lock was taken.
+     */
     public static final String TRY_BOUNDED_LOCK = "select set_config('idle_in_transaction_session_timeout', ?, true),"
             + " set_config('statement_timeout', ?, true),"
             + " pg_try_advisory_xact_lock(?)";

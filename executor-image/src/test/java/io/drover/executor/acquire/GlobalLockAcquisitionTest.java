@@ -3,14 +3,17 @@ package io.drover.executor.acquire;
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
+import io.drover.executor.store.IndexPlans;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.Tables;
+import io.drover.executor.testing.GlobalLockHolder;
 import io.drover.executor.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Global mode's acquisition, one request (the lock's try, the page, the commit) against a real
@@ -43,7 +47,7 @@ class GlobalLockAcquisitionTest {
         assertThat(count(schema, "locked_by = 'n:1'")).as("committed").isEqualTo(4);
         try (Connection other = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres")) {
             other.setAutoCommit(false);
-            assertThat(new GlobalAcquireLock(schema, MAX_HOLD).tryLock(other)).as("the lock is free again").isTrue();
+            assertThat(GlobalLockHolder.take(other, schema, MAX_HOLD)).as("the lock is free again").isTrue();
             other.rollback();
         }
         assertThat(registry.get("drover.global.lock.hold").timer().count()).isEqualTo(1);
@@ -57,7 +61,7 @@ class GlobalLockAcquisitionTest {
         try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
              Connection c = db.getConnection()) {
             holder.setAutoCommit(false);
-            assertThat(new GlobalAcquireLock(schema, MAX_HOLD).tryLock(holder)).isTrue();
+            assertThat(GlobalLockHolder.take(holder, schema, MAX_HOLD)).isTrue();
 
             assertThat(acquisition.acquire(c, 4)).isSameAs(Acquisition.CONTENDED);
             assertThat(count(schema, "locked_by is null")).as("no row taken without the lock").isEqualTo(10);
@@ -74,7 +78,7 @@ class GlobalLockAcquisitionTest {
         try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
              Connection c = db.getConnection()) {
             holder.setAutoCommit(false);
-            assertThat(new GlobalAcquireLock(schema, MAX_HOLD).tryLock(holder)).isTrue();
+            assertThat(GlobalLockHolder.take(holder, schema, MAX_HOLD)).isTrue();
             try (Statement s = holder.createStatement()) {
                 s.executeUpdate("update " + schema + ".job set locked_by = 'n:0', lock_expires_at = now() + interval '1 minute'"
                         + " where id <= 3");
@@ -87,7 +91,12 @@ class GlobalLockAcquisitionTest {
                     throw new IllegalStateException(e);
                 }
             });
-            Thread.sleep(300);
+            // Waiting for the lock, not for the holder's rows: the page statement takes none
+            // (nor waits on any) unless the request's try took the lock.
+            for (int i = 0; i < 6; i++) {
+                Thread.sleep(50);
+                assertThat(countOf("pg_locks", "not granted")).as("a lock the waiting node waits for").isZero();
+            }
             assertThat(asked).isNotDone();
             holder.commit();
 
@@ -99,9 +108,61 @@ class GlobalLockAcquisitionTest {
         assertThat(count(schema, "locked_by = 'n:1'")).isEqualTo(7);
     }
 
+    @Test
+    void theServerEndsAPageThatRunsPastGlobalLockMaxHoldAndTheLockIsFreeAgain() throws Exception {
+        String schema = schemaWithDueJobs(10);
+        try (Connection rowHolder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+             Connection c = db.getConnection()) {
+            rowHolder.setAutoCommit(false);
+            try (Statement s = rowHolder.createStatement()) {
+                s.execute("select id from " + schema + ".job where id = 1 for update"); // the page's update waits on it
+            }
+            GlobalLockAcquisition acquisition = acquisition(schema, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                    new SimpleMeterRegistry());
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> acquisition.acquire(c, 4)).isInstanceOf(SQLException.class)
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("57014"); // statement timeout
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            try (Connection other = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres")) {
+                other.setAutoCommit(false);
+                assertThat(GlobalLockHolder.take(other, schema, MAX_HOLD)).as("the lock is free again").isTrue();
+                other.rollback();
+            }
+            rowHolder.rollback();
+        }
+        assertThat(count(schema, "locked_by is not null")).as("the page rolled back").isZero();
+    }
+
+    @Test
+    void aPageStatementCutOffFromItsTryFailsInsteadOfReportingNothingDue() throws Exception {
+        String schema = schemaWithDueJobs(3);
+        try (Connection c = db.getConnection()) {
+            // The try in a transaction of its own, as a Sync between the two statements would leave it.
+            try (PreparedStatement ps = c.prepareStatement(JobSql.TRY_GLOBAL_LOCK)) {
+                ps.setString(1, "30000");
+                ps.setString(2, "30000");
+                ps.setLong(3, GlobalAcquireLock.keyFor(schema));
+                ps.executeQuery().close();
+            }
+            try (PreparedStatement ps = c.prepareStatement(IndexPlans.pinned(new JobSql(new Tables(schema)).lockPage(false)))) {
+                ps.setInt(1, 3);
+                ps.setString(2, "n:1");
+                ps.setLong(3, 60_000);
+                assertThatThrownBy(() -> IndexPlans.executeQuery(ps)).isInstanceOf(SQLException.class)
+                        .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("22P02"); // '' is not a boolean
+            }
+        }
+        assertThat(count(schema, "locked_by is not null")).isZero();
+    }
+
     private static GlobalLockAcquisition acquisition(String schema, Duration waitTime, SimpleMeterRegistry registry) {
+        return acquisition(schema, waitTime, MAX_HOLD, registry);
+    }
+
+    private static GlobalLockAcquisition acquisition(String schema, Duration waitTime, Duration maxHold,
+                                                     SimpleMeterRegistry registry) {
         return new GlobalLockAcquisition(new JobSql(new Tables(schema)), "n:1", Duration.ofMinutes(1),
-                new GlobalAcquireLock(schema, MAX_HOLD), waitTime, Duration.ofMillis(20), new ExecutorMetrics(registry));
+                new GlobalAcquireLock(schema, maxHold), waitTime, Duration.ofMillis(20), new ExecutorMetrics(registry));
     }
 
     /** Jobs 1..n, due a second apart, oldest first. */
@@ -115,8 +176,12 @@ class GlobalLockAcquisitionTest {
     }
 
     private static int count(String schema, String where) throws SQLException {
+        return countOf(schema + ".job", where);
+    }
+
+    private static int countOf(String table, String where) throws SQLException {
         try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("select count(*) from " + schema + ".job where " + where)) {
+             ResultSet rs = s.executeQuery("select count(*) from " + table + " where " + where)) {
             rs.next();
             return rs.getInt(1);
         }

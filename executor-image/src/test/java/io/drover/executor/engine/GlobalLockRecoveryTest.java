@@ -1,7 +1,7 @@
 package io.drover.executor.engine;
 
 import io.agroal.api.AgroalDataSource;
-import io.drover.executor.acquire.GlobalAcquireLock;
+import io.drover.executor.testing.GlobalLockHolder;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.NodeProcess;
 import io.drover.executor.testing.TestDatabase;
@@ -24,10 +24,10 @@ class GlobalLockRecoveryTest {
     void fleetContinuesWhenTheLockHolderCrashes() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        // A holder exactly as a node holds it, with a max hold long enough that only the crash frees it.
+        // A holder of the lock in an open transaction, with a max hold long enough that only the crash frees it.
         Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
         holder.setAutoCommit(false);
-        assertThat(new GlobalAcquireLock(schema, Duration.ofHours(1)).tryLock(holder)).isTrue();
+        assertThat(GlobalLockHolder.take(holder, schema, Duration.ofHours(1))).isTrue();
         int holderPid = backendPid(holder);
 
         jobs.enqueue(2000, "noop", "", 3);
@@ -52,7 +52,7 @@ class GlobalLockRecoveryTest {
         Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
         holder.setAutoCommit(false);
         // Takes the lock then goes silent (a frozen process): nothing on the client side frees it.
-        assertThat(new GlobalAcquireLock(schema, Duration.ofSeconds(3)).tryLock(holder)).isTrue();
+        assertThat(GlobalLockHolder.take(holder, schema, Duration.ofSeconds(3))).isTrue();
 
         jobs.enqueue(2000, "noop", "", 3);
         List<NodeProcess> nodes = startNodes(schema);
