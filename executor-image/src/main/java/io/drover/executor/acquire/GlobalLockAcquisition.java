@@ -13,8 +13,8 @@ import java.util.List;
  * One node at a time: take the global acquire lock, lock a page (no row contention is
  * possible, so no SKIP LOCKED or version checks are needed), commit, which frees the lock. All
  * three in one request, one round trip, in auto-commit mode ({@link PageLocker}): the lock is
- * held for the server's work and the commit, never for a round trip of the node's (three before
- * 2026-11-26, when a page of one job held it about twice as long as the page took). A node that
+ * held for the server's work and the commit, never for a round trip of the node's (it was held
+ * for three until 2026-11-26: the try's, the page's and the commit's). A node that
  * cannot get the lock polls every {@code globalLockPollInterval} for up to
  * {@code globalLockWaitTime}; each try is a short transaction of its own, so no waiter sits
  * idle in a transaction.

@@ -45,8 +45,7 @@ class GlobalLockAcquisitionTest {
             assertThat(c.getAutoCommit()).as("left in auto-commit mode, no transaction open").isTrue();
         }
         assertThat(count(schema, "locked_by = 'n:1'")).as("committed").isEqualTo(4);
-        try (Connection other = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres")) {
-            other.setAutoCommit(false);
+        try (Connection other = session()) {
             assertThat(GlobalLockHolder.take(other, schema, MAX_HOLD)).as("the lock is free again").isTrue();
             other.rollback();
         }
@@ -58,9 +57,8 @@ class GlobalLockAcquisitionTest {
         String schema = schemaWithDueJobs(10);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GlobalLockAcquisition acquisition = acquisition(schema, Duration.ofMillis(200), registry);
-        try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+        try (Connection holder = session();
              Connection c = db.getConnection()) {
-            holder.setAutoCommit(false);
             assertThat(GlobalLockHolder.take(holder, schema, MAX_HOLD)).isTrue();
 
             assertThat(acquisition.acquire(c, 4)).isSameAs(Acquisition.CONTENDED);
@@ -75,9 +73,8 @@ class GlobalLockAcquisitionTest {
     @Test
     void aNodeThatWaitedForTheLockSeesWhatTheHolderCommitted() throws Exception {
         String schema = schemaWithDueJobs(10);
-        try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+        try (Connection holder = session();
              Connection c = db.getConnection()) {
-            holder.setAutoCommit(false);
             assertThat(GlobalLockHolder.take(holder, schema, MAX_HOLD)).isTrue();
             try (Statement s = holder.createStatement()) {
                 s.executeUpdate("update " + schema + ".job set locked_by = 'n:0', lock_expires_at = now() + interval '1 minute'"
@@ -111,9 +108,8 @@ class GlobalLockAcquisitionTest {
     @Test
     void theServerEndsAPageThatRunsPastGlobalLockMaxHoldAndTheLockIsFreeAgain() throws Exception {
         String schema = schemaWithDueJobs(10);
-        try (Connection rowHolder = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+        try (Connection rowHolder = session();
              Connection c = db.getConnection()) {
-            rowHolder.setAutoCommit(false);
             try (Statement s = rowHolder.createStatement()) {
                 s.execute("select id from " + schema + ".job where id = 1 for update"); // the page's update waits on it
             }
@@ -123,9 +119,8 @@ class GlobalLockAcquisitionTest {
             assertThatThrownBy(() -> acquisition.acquire(c, 4)).isInstanceOf(SQLException.class)
                     .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("57014"); // statement timeout
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-            try (Connection other = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres")) {
-                other.setAutoCommit(false);
-                assertThat(GlobalLockHolder.take(other, schema, MAX_HOLD)).as("the lock is free again").isTrue();
+            try (Connection other = session()) {
+                    assertThat(GlobalLockHolder.take(other, schema, MAX_HOLD)).as("the lock is free again").isTrue();
                 other.rollback();
             }
             rowHolder.rollback();
@@ -153,6 +148,13 @@ class GlobalLockAcquisitionTest {
             }
         }
         assertThat(count(schema, "locked_by is not null")).isZero();
+    }
+
+    /** Another party's session (another node, or a holder), in a transaction until it commits or rolls back. */
+    private static Connection session() throws SQLException {
+        Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+        c.setAutoCommit(false);
+        return c;
     }
 
     private static GlobalLockAcquisition acquisition(String schema, Duration waitTime, SimpleMeterRegistry registry) {
