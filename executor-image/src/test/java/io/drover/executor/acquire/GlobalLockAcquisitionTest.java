@@ -80,6 +80,7 @@ class GlobalLockAcquisitionTest {
                 s.executeUpdate("update " + schema + ".job set locked_by = 'n:0', lock_expires_at = now() + interval '1 minute'"
                         + " where id <= 3");
             }
+            int node = backendPid(c);
             // The node asks while the holder's page is not committed yet; the holder commits later.
             CompletableFuture<Acquisition> asked = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -92,7 +93,8 @@ class GlobalLockAcquisitionTest {
             // (nor waits on any) unless the request's try took the lock.
             for (int i = 0; i < 6; i++) {
                 Thread.sleep(50);
-                assertThat(countOf("pg_locks", "not granted")).as("a lock the waiting node waits for").isZero();
+                assertThat(countOf("pg_locks", "not granted and pid = " + node)).as("a lock the waiting node waits for")
+                        .isZero();
             }
             assertThat(asked).isNotDone();
             holder.commit();
@@ -175,6 +177,13 @@ class GlobalLockAcquisitionTest {
                     + " from generate_series(1, " + n + ") g");
         }
         return schema;
+    }
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
     }
 
     private static int count(String schema, String where) throws SQLException {
