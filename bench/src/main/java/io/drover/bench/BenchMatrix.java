@@ -182,6 +182,17 @@ final class BenchMatrix {
             return String.format(atMost ? "%.2f" : "%.3f", ratio);
         }
 
+        /** The page's Targets section, local or in-cluster. */
+        static String table(List<Target> targets) {
+            StringBuilder md = new StringBuilder("## Targets (figures from this run)\n\n| target | measured | goal | | detail |\n"
+                    + "|---|---|---|---|---|\n");
+            for (Target t : targets) {
+                md.append(String.format("| %s | %s | %s | %s | %s |%n", t.name(), t.measuredText(), t.goalText(),
+                        t.met() ? "met" : "**missed**", t.detail()));
+            }
+            return md.toString();
+        }
+
         String line() {
             return String.format("%s %s: %s (goal %s) %s", met() ? "MET " : "MISS", name, measuredText(), goalText(),
                     detail);

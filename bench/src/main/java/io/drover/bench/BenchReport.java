@@ -43,11 +43,7 @@ final class BenchReport {
                 + " ratios within this run, not absolute figures across machines. The SQL floor and the cost"
                 + " columns are explained [below](#method).\n\n");
         md.append("![jobs per second by configuration](").append(name).append(".png)\n\n");
-        md.append("## Targets (figures from this run)\n\n| target | measured | goal | | detail |\n|---|---|---|---|---|\n");
-        for (BenchMatrix.Target t : targets) {
-            md.append(String.format("| %s | %s | %s | %s | %s |%n", t.name(), t.measuredText(), t.goalText(),
-                    t.met() ? "met" : "**missed**", t.detail()));
-        }
+        md.append(BenchMatrix.Target.table(targets));
         floor(md, floors);
         cost(md, floors, Row.matrix(rows));
         results(md, floors.fair(), rows);

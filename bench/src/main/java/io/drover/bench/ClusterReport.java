@@ -98,11 +98,6 @@ final class ClusterReport implements Callable<Integer> {
                 + " time (their `process_cpu_time_ns_total`) from before the seeding to the end of the drain, per job;"
                 + " *commits* are the transactions that wrote (the server's transaction-id counter), per job.\n\n");
         md.append("![jobs per second by configuration](").append(name).append(".png)\n\n");
-        targets(md, results, rounds);
-        md.append("\n## Results\n\n");
-        md.append("| kind | lockMode | page | threads | nodes | jobs | s | jobs/s | % of max | delay p50 ms | p99 ms |"
-                + " jobs/acq | optimistic failures | global lock wait ms | executor CPU µs/job | commits/job |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         List<String> kinds = new ArrayList<>(results.stream().map(BenchResult::kind).toList());
         List<BenchResult> rows = new ArrayList<>(results);
         for (int i = 0; i < rounds.size(); i++) {
@@ -113,6 +108,11 @@ final class ClusterReport implements Callable<Integer> {
                 rows.add(r);
             }
         }
+        md.append(BenchMatrix.Target.table(targets(results, rounds, rows)));
+        md.append("\n## Results\n\n");
+        md.append("| kind | lockMode | page | threads | nodes | jobs | s | jobs/s | % of max | delay p50 ms | p99 ms |"
+                + " jobs/acq | optimistic failures | global lock wait ms | executor CPU µs/job | commits/job |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < rows.size(); i++) {
             BenchResult r = rows.get(i);
             md.append(String.format("| %s | %s | %d | %d | %d | %s | %.1f | %,.0f | %s | %s | %s | %s | %,.0f | %s | %s | %s |%n",
@@ -124,9 +124,11 @@ final class ClusterReport implements Callable<Integer> {
                     r.optimisticLockFailures(), num(r.globalLockWaitMeanMs()), num(r.executorCpuMicrosPerJob()),
                     Double.isNaN(r.commitsPerJob()) ? "" : String.format("%.4f", r.commitsPerJob())));
         }
-        md.append("\nThe *timer rounds* serve the timer target alone: one timer run and one no-op run of the same"
-                + " configuration on the same nodes, back to back, the order swapped every round (no-op first in rounds 1"
-                + " and 3), as many jobs as a first drain on those nodes (not reported) says take about 30 s.\n");
+        if (!rounds.isEmpty()) {
+            md.append("\nThe *timer rounds* serve the timer target alone: one timer run and one no-op run of the same"
+                    + " configuration on the same nodes, back to back, the order swapped every round (no-op first in"
+                    + " rounds 1 and 3), as many jobs as a first drain on those nodes (not reported) says take about 30 s.\n");
+        }
         ratios(md, results);
         List<String> short_ = rows.stream().filter(r -> r.seconds() < MEANINGFUL_SECONDS).map(BenchResult::label).toList();
         if (!short_.isEmpty()) {
@@ -139,22 +141,17 @@ final class ClusterReport implements Callable<Integer> {
     /**
      * The issue's in-cluster targets, as ratios from this run: due timers against no-op jobs (the
      * median of the rounds), Global against Optimistic (the worst pair), and every drain long
-     * enough to mean something.
+     * enough to mean something ({@code runs}: every run on the page, the rounds' too).
      */
-    static void targets(StringBuilder md, List<BenchResult> results, List<BenchMatrix.TimerRound> rounds) {
+    static List<BenchMatrix.Target> targets(List<BenchResult> results, List<BenchMatrix.TimerRound> rounds,
+                                            List<BenchResult> runs) {
         List<BenchMatrix.Target> targets = new ArrayList<>();
         BenchMatrix.timersOverNoops(rounds).ifPresent(targets::add);
         BenchMatrix.globalOverOptimistic(results).ifPresent(targets::add);
-        List<BenchResult> all = new ArrayList<>(results);
-        rounds.forEach(r -> all.addAll(List.of(r.timer(), r.noop())));
-        all.stream().min(Comparator.comparingDouble(BenchResult::seconds)).ifPresent(shortest -> targets.add(
+        runs.stream().min(Comparator.comparingDouble(BenchResult::seconds)).ifPresent(shortest -> targets.add(
                 new BenchMatrix.Target("shortest drain, s", shortest.seconds(), MEANINGFUL_SECONDS,
                         String.format("(%s: %,d jobs in %.1f s)", shortest.label(), shortest.jobs(), shortest.seconds()))));
-        md.append("## Targets (figures from this run)\n\n| target | measured | goal | | detail |\n|---|---|---|---|---|\n");
-        for (BenchMatrix.Target t : targets) {
-            md.append(String.format("| %s | %s | %s | %s | %s |%n", t.name(), t.measuredText(), t.goalText(),
-                    t.met() ? "met" : "**missed**", t.detail()));
-        }
+        return targets;
     }
 
     /** Drains shorter than this measure a young JVM's compilation and the first scrape more than the configuration. */

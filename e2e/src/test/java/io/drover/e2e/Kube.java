@@ -156,10 +156,10 @@ final class Kube {
         return client.pods().inNamespace(ns).withLabel("app.kubernetes.io/instance", name).list().getItems();
     }
 
-    /** SIGKILL of the executor's JVM: through containerd locally, else a zero-grace forced delete. */
     /**
-     * SIGKILLs the pod's container, and returns the kill with the instants taken around the
-     * command, as {@link Runs} judges the jobs it may run twice.
+     * SIGKILL of the executor's JVM: through containerd locally, else a zero-grace forced delete.
+     * Returns the kill with the instants taken around the command, as {@link Runs} judges the
+     * jobs it may run twice.
      */
     Runs.Kill sigkill(Pod pod) {
         Instant sent = Instant.now();
