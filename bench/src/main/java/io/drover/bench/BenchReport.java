@@ -36,7 +36,7 @@ final class BenchReport {
             md.append("| ").append(key).append(" | ").append(env.get(key)).append(" |\n");
         }
         md.append("\nMethod (Flowable's): the jobs are written in one transaction while the nodes are already running,"
-                + " then the drain is timed until no seeded job is left; each configuration gets a fresh schema and"
+                + " into a job table vacuumed just before, then the drain is timed until no seeded job is left; each configuration gets a fresh schema and"
                 + " fresh node processes, which drain a first batch of the same jobs before the measured drain (a"
                 + " node that has been running, as in production; the first drain's figures are in the results"
                 + " table, see [Method](#method)). All nodes, PostgreSQL and the benchmark share the same cores, so compare"
@@ -320,7 +320,12 @@ final class BenchReport {
             compared the median of three timer runs with the median of two no-op runs between them and the \
             matrix's no-op run minutes earlier, whose machine state the timers did not share (0.845 and 1.032 \
             on two runs of one build).
-            - Issue 20: the timer rounds' runs are marked as such in the results table and left out of the             other targets and the chart. Until 2026-11-26 they were unmarked rows, and "best 2-node no-op"             picked among them too: SkipLocked page 256 on 2 nodes had four chances, every other configuration one.
+            - Issue 20: the timer rounds' runs are marked as such in the results table and left out of the \
+            other targets and the chart. Until 2026-11-26 they were unmarked rows, and "best 2-node no-op" \
+            picked among them too: SkipLocked page 256 on 2 nodes had four chances, every other configuration one.
+            - Issue 20: every drain starts on a vacuumed job table (`VACUUM` before the seed). Until 2026-11-26 \
+            the measured drain ran on the first drain's dead rows (as many as it drains), which the floor's \
+            vacuumed table does not have.
             """;
 
     private static String bold(boolean bold, double jobsPerSecond) {

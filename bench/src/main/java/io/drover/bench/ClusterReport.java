@@ -93,7 +93,8 @@ final class ClusterReport implements Callable<Integer> {
                 .append(LocalDate.now()).append(". Cluster: ").append(cluster)
                 .append(". Measured figures only; the page is rewritten by every run.\n\n");
         md.append("Method (Flowable's): an ExecutorCluster with the configuration runs; a bench Job (the executor image"
-                + " in bench mode) writes the jobs in one transaction and times the drain until no seeded job is left,"
+                + " in bench mode) vacuums the job table (the schema is reused from run to run), writes the jobs in one"
+                + " transaction and times the drain until no seeded job is left,"
                 + " reading the nodes' own metrics. Compare ratios within one run. *Executor CPU* is the nodes' JVM CPU"
                 + " time (their `process_cpu_time_ns_total`) from before the seeding to the end of the drain, per job;"
                 + " *commits* are the transactions that wrote (the server's transaction-id counter), per job.\n\n");

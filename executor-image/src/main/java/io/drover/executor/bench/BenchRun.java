@@ -16,8 +16,9 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Seeds a scenario's jobs into a running fleet and watches the drain, Flowable-style: the jobs
- * become visible all at once (one COPY transaction), then the remaining count is polled until
+ * Seeds a scenario's jobs into a running fleet and watches the drain, Flowable-style: on a
+ * vacuumed job table ({@link Seeder#vacuum}), the jobs become visible all at once (one COPY
+ * transaction), then the remaining count is polled until
  * it reaches zero or the timeout. The nodes' own metrics, scraped before and after, give the
  * acquisition figures and the due-to-start delay percentiles.
  */
@@ -31,6 +32,10 @@ public final class BenchRun {
      */
     public static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
                                   CpuMeter cpu, Consumer<String> progress) throws Exception {
+        String vacuumWarning = Seeder.vacuum(dataSource, schema);
+        if (vacuumWarning != null) {
+            progress.accept("The job table was not vacuumed before the seed: " + vacuumWarning);
+        }
         Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
         // The drain is watched on a connection of its own, opened before the seed: the database
         // CPU leaves out its backend, so that it counts the fleet's work only, as the floor's

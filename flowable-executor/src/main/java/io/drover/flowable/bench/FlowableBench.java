@@ -123,6 +123,10 @@ public final class FlowableBench {
                             before, benchKind.processKey(), leftover);
                     awaitEmpty(seeder, c, definition);
                 }
+                String vacuumWarning = seeder.vacuumRuntimeTables();
+                if (vacuumWarning != null) {
+                    System.out.println("Flowable's runtime tables were not all vacuumed before the seed: " + vacuumWarning);
+                }
                 Prometheus scrapedBefore = metrics.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metrics);
                 System.out.println("Seeding " + jobs + " instances of " + benchKind.processKey() + " into the running fleet (" + schema + ") ...");
                 seeder.seedLocked(benchKind, definition, jobs, System.out::println);
