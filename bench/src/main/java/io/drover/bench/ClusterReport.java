@@ -160,7 +160,7 @@ final class ClusterReport implements Callable<Integer> {
 
     /**
      * Timer runs beside the no-op run of their configuration in the matrix itself (the full
-     * matrix has one of each per configuration); the quick run's target uses its rounds instead.
+     * matrix has one of each per configuration), for reading only: the target uses the rounds.
      */
     static void ratios(StringBuilder md, List<BenchResult> results) {
         List<String> lines = new ArrayList<>();
