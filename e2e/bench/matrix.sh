@@ -17,8 +17,10 @@
 # Needs: the operator installed, and in the namespace a Secret "bench-db" (username, password)
 # for the database given by BENCH_DB_HOST, BENCH_DB_PORT (5432), BENCH_DB_NAME (jobs),
 # BENCH_DB_SSLMODE (require). BENCH_EXTRA_SPEC adds YAML lines to every spec (e.g. resources
-# for a small test cluster). The full matrix is 243 runs: meant for a real cluster (EKS, c5
-# nodes, RDS; see docs/benchmarks/README.md); --quick is 14 runs that fit a laptop-sized cluster.
+# for a small test cluster). The full matrix is 243 configurations: meant for a real cluster (EKS,
+# c5 nodes, RDS; see docs/benchmarks/README.md); --quick is 14 that fit a laptop-sized cluster.
+# Both then run a sizing drain and three timer rounds of two drains (below); a drain under 15 s
+# is measured again with more jobs.
 # BENCH_SAMPLE=1 (with PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE for the same database, as
 # this host reaches it) samples the database every second through the whole matrix
 # (sample-db.sh, Drover's job table) and keeps every node's log of every run, under

@@ -323,9 +323,9 @@ final class BenchReport {
             - Issue 20: the timer rounds' runs are marked as such in the results table and left out of the \
             other targets and the chart. Until 2026-11-26 they were unmarked rows, and "best 2-node no-op" \
             picked among them too: SkipLocked page 256 on 2 nodes had four chances, every other configuration one.
-            - Issue 20: every drain starts on a vacuumed job table (`VACUUM` before the seed). Until 2026-11-26 \
-            the measured drain ran on the first drain's dead rows (as many as it drains), which the floor's \
-            vacuumed table does not have.
+            - Issue 20: every drain starts on a vacuumed job table (`VACUUM` before the seed), since f933357. \
+            Before, the measured drain ran on the dead rows of the first drain (two row versions per job it \
+            drained), which the floor's fresh, vacuumed table does not have.
             """;
 
     private static String bold(boolean bold, double jobsPerSecond) {

@@ -32,9 +32,9 @@ public final class BenchRun {
      */
     public static BenchResult run(DataSource dataSource, String schema, Scenario s, List<URI> metricsUrls,
                                   CpuMeter cpu, Consumer<String> progress) throws Exception {
-        String vacuumWarning = Seeder.vacuum(dataSource, schema);
-        if (vacuumWarning != null) {
-            progress.accept("The job table was not vacuumed before the seed: " + vacuumWarning);
+        String vacuumShortfall = Seeder.vacuum(dataSource, schema);
+        if (vacuumShortfall != null) {
+            progress.accept("The job table's VACUUM before the seed fell short: " + vacuumShortfall);
         }
         Prometheus before = metricsUrls.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metricsUrls);
         // The drain is watched on a connection of its own, opened before the seed: the database

@@ -1,5 +1,6 @@
 package io.drover.executor.bench;
 
+import io.drover.bench.core.Vacuum;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 
@@ -9,10 +10,10 @@ import java.io.Reader;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 
 /**
  * Writes N jobs with one COPY in one transaction, so they become visible to the executors all
@@ -31,23 +32,18 @@ public final class Seeder {
     }
 
     /**
-     * Vacuums the job table before a seed, so that every drain starts on a table without the
-     * dead rows of the drains before it, as the SQL floor's pgbench does (its table is fresh and
-     * vacuumed). A fleet's table is reused from run to run: in the in-cluster matrix, 1.9 million
-     * dead row versions left by earlier drains cut one configuration to less than half its rate
-     * (its candidate reads walked them until autovacuum came by). Plain VACUUM: it waits for no
-     * row lock, so a running fleet carries on, and with the table empty it also gives back the
-     * table's pages.
+     * Vacuums the job table before a seed ({@link Vacuum}), so that, like the SQL floor's fresh
+     * table, it holds no dead rows of earlier drains: a fleet's table is reused from run to run,
+     * and in the in-cluster matrix 1.9 million dead row versions left by earlier drains cut one
+     * configuration to less than half its rate (its candidate reads walked them until autovacuum
+     * came by).
      *
-     * @return the server's warning (a role that does not own the table may not vacuum it, and
-     *         the drain then runs on the table as it is), or null
+     * @return what the VACUUM could not do (the role does not own the table; an older snapshot
+     *         keeps dead rows), or null; the drain then runs on the table as it is
      */
     public static String vacuum(DataSource dataSource, String schema) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
-            s.execute("vacuum " + schema + ".job");
-            SQLWarning warning = s.getWarnings();
-            return warning == null ? null : warning.getMessage();
+        try (Connection c = dataSource.getConnection()) {
+            return Vacuum.tables(c, List.of(schema + ".job"));
         }
     }
 

@@ -123,9 +123,9 @@ public final class FlowableBench {
                             before, benchKind.processKey(), leftover);
                     awaitEmpty(seeder, c, definition);
                 }
-                String vacuumWarning = seeder.vacuumRuntimeTables();
-                if (vacuumWarning != null) {
-                    System.out.println("Flowable's runtime tables were not all vacuumed before the seed: " + vacuumWarning);
+                String vacuumShortfall = seeder.vacuumTables();
+                if (vacuumShortfall != null) {
+                    System.out.println("The VACUUM of Flowable's tables before the seed fell short: " + vacuumShortfall);
                 }
                 Prometheus scrapedBefore = metrics.isEmpty() ? Prometheus.empty() : Prometheus.scrape(metrics);
                 System.out.println("Seeding " + jobs + " instances of " + benchKind.processKey() + " into the running fleet (" + schema + ") ...");

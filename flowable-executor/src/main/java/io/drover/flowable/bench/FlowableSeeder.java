@@ -1,5 +1,6 @@
 package io.drover.flowable.bench;
 
+import io.drover.bench.core.Vacuum;
 import org.flowable.common.engine.impl.interceptor.Command;
 import org.flowable.engine.ProcessEngine;
 import org.flowable.engine.impl.cfg.StandaloneProcessEngineConfiguration;
@@ -9,8 +10,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,17 +107,18 @@ final class FlowableSeeder implements AutoCloseable {
     }
 
     /**
-     * Vacuums Flowable's runtime tables ({@code act_ru_*}, the ones a drain deletes from) before a
-     * seed, as Drover's {@code bench run} vacuums its job table: each engine starts every drain
-     * without the dead rows of the runs before it, in a schema reused from run to run.
+     * Vacuums Flowable's tables ({@code act_*}: the runtime tables a drain deletes from, the
+     * history tables it updates) before a seed, as Drover's {@code bench run} vacuums its job
+     * table: each engine starts every drain without the dead rows of the runs before it, in a
+     * schema reused from run to run.
      *
-     * @return the server's warnings (a role that does not own the tables may not vacuum them), or null
+     * @return what the VACUUM could not do ({@link Vacuum}), or null
      */
-    String vacuumRuntimeTables() throws SQLException {
+    String vacuumTables() throws SQLException {
         try (Connection c = connect()) {
             List<String> tables = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(
-                    "select quote_ident(tablename) from pg_tables where schemaname = ? and tablename like 'act\\_ru\\_%'")) {
+                    "select quote_ident(tablename) from pg_tables where schemaname = ? and tablename like 'act\\_%'")) {
                 ps.setString(1, schema);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -127,17 +127,10 @@ final class FlowableSeeder implements AutoCloseable {
                 }
             }
             if (tables.isEmpty()) {
-                throw new IllegalStateException("no Flowable runtime tables in schema " + schema
+                throw new IllegalStateException("no Flowable tables in schema " + schema
                         + ": are the fleet's nodes running (they create them)?");
             }
-            try (Statement s = c.createStatement()) { // auto-commit: VACUUM cannot run in a transaction block
-                s.execute("vacuum " + String.join(", ", tables));
-                List<String> warnings = new ArrayList<>();
-                for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
-                    warnings.add(w.getMessage());
-                }
-                return warnings.isEmpty() ? null : String.join("; ", warnings);
-            }
+            return Vacuum.tables(c, tables);
         }
     }
 

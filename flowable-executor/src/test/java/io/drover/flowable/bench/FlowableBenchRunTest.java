@@ -1,12 +1,17 @@
 package io.drover.flowable.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.drover.flowable.engine.FlowableNode;
 import io.drover.flowable.testing.EmbeddedPostgres;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -18,30 +23,40 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The Flowable bench's vacuum before a seed, on the schema a running node created. */
+/**
+ * {@code FlowableBench run} end to end against the running test node (its async executor drains
+ * what the bench seeds), as the in-cluster bench Job runs it: Flowable's tables vacuumed first,
+ * then the seed and the timed drain.
+ */
 @QuarkusTest
 @WithTestResource(EmbeddedPostgres.class)
-class FlowableSeederTest {
+class FlowableBenchRunTest {
     private static final String SCHEMA = "flowable_test";
 
     @Inject
     FlowableNode node;
 
     @Test
-    void theRuntimeTablesAreVacuumedBeforeASeed() throws Exception {
+    void aRunVacuumsFlowablesTablesThenTimesTheDrainOfItsSeed() throws Exception {
         Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
         while (node.state() != FlowableNode.State.RUNNING && Instant.now().isBefore(deadline)) {
             Thread.sleep(100);
         }
         assertThat(node.state()).isEqualTo(FlowableNode.State.RUNNING);
         Map<String, Long> before = vacuumCounts();
-        String url = EmbeddedPostgres.server().getJdbcUrl("postgres", "postgres");
-        try (FlowableSeeder seeder = new FlowableSeeder(url, "postgres", "postgres", SCHEMA)) {
-            assertThat(seeder.vacuumRuntimeTables()).isNull();
-        }
-        // VACUUM records its visit in the table's statistics at once.
+        Path json = Files.createTempFile("flowable-bench", ".json");
+
+        int exit = new CommandLine(new FlowableBench()).execute("run",
+                "--jdbc-url=" + EmbeddedPostgres.server().getJdbcUrl("postgres", "postgres"), "--user=postgres",
+                "--password=postgres", "--schema=" + SCHEMA, "--kind=noop", "--jobs=20", "--timeout=60s",
+                "--json=" + json);
+
+        assertThat(exit).isZero();
+        JsonNode result = new ObjectMapper().readTree(json.toFile());
+        assertThat(result.get("drained").asLong()).isEqualTo(20);
+        // VACUUM records its visit in the table's statistics at once (autovacuum's are counted apart).
         Map<String, Long> after = vacuumCounts();
-        for (String table : List.of("act_ru_job", "act_ru_timer_job", "act_ru_execution")) {
+        for (String table : List.of("act_ru_job", "act_ru_timer_job", "act_ru_execution", "act_hi_procinst")) {
             assertThat(after.get(table)).as(table + "'s vacuums").isEqualTo(before.get(table) + 1);
         }
     }
