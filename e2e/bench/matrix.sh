@@ -183,10 +183,10 @@ for s in "${scenarios[@]}"; do
   sized["$kind $mode $page $threads $nodes"]=$jobs
 done
 
-# Due timers against no-op jobs (the quick and the full matrix): like make bench, rounds of one run of each on the same
-# nodes, back to back, the order swapped every round; ClusterReport judges the median of the
-# rounds' ratios. A single pair mostly measures the moment (0.37 and 1.28 on two runs of one
-# engine). Nodes that have drained before run faster than the matrix's fresh ones (58,009 against
+# Due timers against no-op jobs (the quick and the full matrix): like make bench, rounds of one
+# run of each on the same nodes, back to back, the order swapped every round; ClusterReport
+# judges the median of the rounds' ratios. A single pair mostly measures the moment (0.37 and
+# 1.28 on two runs of one engine). Nodes that have drained before run faster than the matrix's fresh ones (58,009 against
 # 37,469 jobs/s in one run), so a first drain on these nodes, not reported, sizes the rounds for
 # about ROUNDS_TO seconds each.
 ROUNDS_TO=30

@@ -36,8 +36,8 @@ final class BenchReport {
             md.append("| ").append(key).append(" | ").append(env.get(key)).append(" |\n");
         }
         md.append("\nMethod (Flowable's): the jobs are written in one transaction while the nodes are already running,"
-                + " into a job table vacuumed just before, then the drain is timed until no seeded job is left; each configuration gets a fresh schema and"
-                + " fresh node processes, which drain a first batch of the same jobs before the measured drain (a"
+                + " into a job table vacuumed just before, then the drain is timed until no seeded job is left;"
+                + " each configuration gets a fresh schema and fresh node processes, which drain a first batch of the same jobs before the measured drain (a"
                 + " node that has been running, as in production; the first drain's figures are in the results"
                 + " table, see [Method](#method)). All nodes, PostgreSQL and the benchmark share the same cores, so compare"
                 + " ratios within this run, not absolute figures across machines. The SQL floor and the cost"

@@ -108,7 +108,8 @@ final class EnginesReport implements Callable<Integer> {
                 .append(". Measured figures only; the page is rewritten by every run.\n\n");
         md.append("Method (Flowable's own benchmark): each engine runs as an ExecutorCluster (`spec.engine`) with the same"
                 + " settings, against the same PostgreSQL, while the other engine's cluster is scaled to 0. A bench Job vacuums"
-                + " the engine's tables (Drover's job table; Flowable's `act_*` tables) and seeds the jobs so that they all become visible at once and times the drain until none is left, reading the nodes' own"
+                + " the engine's tables (Drover's job table; Flowable's `act_*` tables) and seeds the jobs so that they"
+                + " all become visible at once and times the drain until none is left, reading the nodes' own"
                 + " metrics: Drover's `bench run` writes its jobs in one COPY transaction; `FlowableBench run` starts process"
                 + " instances of the Flowable executor image's bundled models through Flowable's API (async no-op service task;"
                 + " async 100 ms sleep; intermediate timer), the async jobs written locked and the timers due a day ahead, then"

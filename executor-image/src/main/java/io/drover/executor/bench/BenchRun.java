@@ -18,8 +18,7 @@ import java.util.function.Consumer;
 /**
  * Seeds a scenario's jobs into a running fleet and watches the drain, Flowable-style: on a
  * vacuumed job table ({@link Seeder#vacuum}), the jobs become visible all at once (one COPY
- * transaction), then the remaining count is polled until
- * it reaches zero or the timeout. The nodes' own metrics, scraped before and after, give the
+ * transaction), then the remaining count is polled until it reaches zero or the timeout. The nodes' own metrics, scraped before and after, give the
  * acquisition figures and the due-to-start delay percentiles.
  */
 public final class BenchRun {
