@@ -79,9 +79,15 @@ public final class ChaosHandler implements JobHandler {
         }
     }
 
+    /**
+     * {@code nanos} is when this run reached the report, on this machine's monotonic clock: the
+     * campaign's receiver, on the same machine, judges a run by it rather than by the report's
+     * arrival, which a fault can delay (a node frozen as it sends arrives when it is thawed).
+     */
     private void report(String event, JobContext job) throws Exception {
+        long nanos = System.nanoTime();
         HttpResponse<Void> r = client.send(HttpRequest.newBuilder(URI.create(receiver + "/" + event + "?job=" + job.id()
-                        + "&node=" + node + "&attempt=" + job.attempt() + "&jvm=" + JVM))
+                        + "&node=" + node + "&attempt=" + job.attempt() + "&jvm=" + JVM + "&nanos=" + nanos))
                 .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.discarding());
         if (r.statusCode() != 204) {

@@ -2,6 +2,7 @@ package io.drover.chaos;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -46,9 +47,11 @@ record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Lon
             if (e.kind().equals("start")) {
                 starts.computeIfAbsent(e.job(), k -> new ArrayList<>()).add(e);
             } else {
-                firstFinish.putIfAbsent(e.job(), e.nanos());
+                firstFinish.merge(e.job(), e.nanos(), Math::min);
             }
         }
+        // Reports arrive in any order (a frozen node's arrive when it is thawed): runs go by their stamps.
+        starts.values().forEach(s -> s.sort(Comparator.comparingLong(Receiver.Event::nanos)));
         List<Long> lost = new ArrayList<>();
         List<Long> deadWithoutRun = new ArrayList<>();
         List<Long> left = new ArrayList<>();

@@ -36,6 +36,15 @@ class AccountingTest {
     }
 
     @Test
+    void runsGoByTheirStampsNotTheOrderTheirReportsArrived() {
+        // node-1 was frozen while its start report was on its way: the report arrived after node-0's
+        assertThat(unexplained(start("node-0", 25), finish("node-0", 25.1), start("node-1", 9.5), finish("node-1", 9.6)))
+                .isEmpty();
+        assertThat(unexplained(start("node-0", 25), start("node-1", 5), finish("node-0", 25.1), finish("node-1", 5.1)))
+                .as("its outcome was written long before, whatever came first").containsExactly(1L);
+    }
+
+    @Test
     void noOtherDuplicateIsExplained() {
         assertThat(unexplained(start("node-0", 9), start("node-0", 25), finish("node-0", 25.1))).as("first run elsewhere")
                 .containsExactly(1L);

@@ -81,7 +81,10 @@ class ChaosCampaignIT {
      * Seeds the jobs, waits until a fifth of them finished, injects the fault, waits for the
      * drain, then checks that every node is ready and that fresh jobs still drain.
      */
-    /** A report may reach the receiver a moment after its run began: a node fault's window for it. */
+    /**
+     * A node fault's window after it began: a job the engine started just before it reaches its
+     * handler's start report (the run's stamp, {@link Receiver.Event}) a moment later.
+     */
     private static final Duration REPORT_LATENCY = Duration.ofSeconds(1);
 
     private static Accounting run(String scenario, String fault, String lockMode, Fleet fleet, String faultedNode,

@@ -17,7 +17,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * a duplicate execution.
  */
 final class Receiver implements AutoCloseable {
-    /** One report: {@code kind} is start or finish; {@code nanos} this JVM's monotonic clock. */
+    /**
+     * One report: {@code kind} is start or finish; {@code nanos} when the run reached it, on the
+     * machine's monotonic clock. The nodes run on this machine, and {@code System.nanoTime} reads
+     * the same clock in every JVM here (Linux's CLOCK_MONOTONIC), so it is the reporting node's
+     * own stamp; the moment of arrival only stands in for a report without one. Arrival is not
+     * when the run began: a node frozen (SIGSTOP) while its start report was on its way sends it
+     * when thawed, 20 s after its run began and after another node took the job over.
+     */
     record Event(String kind, long job, String node, int attempt, long nanos) {
     }
 
@@ -33,8 +40,9 @@ final class Receiver implements AutoCloseable {
                     int eq = pair.indexOf('=');
                     q.put(pair.substring(0, eq), pair.substring(eq + 1));
                 }
+                long arrived = System.nanoTime();
                 events.add(new Event(kind, Long.parseLong(q.get("job")), q.get("node"),
-                        Integer.parseInt(q.get("attempt")), System.nanoTime()));
+                        Integer.parseInt(q.get("attempt")), q.containsKey("nanos") ? Long.parseLong(q.get("nanos")) : arrived));
                 exchange.sendResponseHeaders(204, -1);
                 exchange.close();
             });
