@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.drover.flowable.engine.FlowableNode;
 import io.drover.flowable.testing.EmbeddedPostgres;
+import io.drover.flowable.testing.RunningNode;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -15,8 +16,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,11 +37,7 @@ class FlowableBenchRunTest {
 
     @Test
     void aRunVacuumsFlowablesTablesThenTimesTheDrainOfItsSeed() throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
-        while (node.state() != FlowableNode.State.RUNNING && Instant.now().isBefore(deadline)) {
-            Thread.sleep(100);
-        }
-        assertThat(node.state()).isEqualTo(FlowableNode.State.RUNNING);
+        RunningNode.engine(node);
         Map<String, Long> before = vacuumCounts();
         Path json = Files.createTempFile("flowable-bench", ".json");
 

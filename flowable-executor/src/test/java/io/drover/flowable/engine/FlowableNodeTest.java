@@ -1,6 +1,7 @@
 package io.drover.flowable.engine;
 
 import io.drover.flowable.testing.EmbeddedPostgres;
+import io.drover.flowable.testing.RunningNode;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -31,7 +32,7 @@ class FlowableNodeTest {
 
     @Test
     void runsAsyncJobsAndDueTimersToTheEnd() throws Exception {
-        ProcessEngine engine = awaitEngine();
+        ProcessEngine engine = RunningNode.engine(node);
         given().get("/q/health/ready").then().statusCode(200);
         given().get("/q/health/live").then().statusCode(200);
 
@@ -73,7 +74,7 @@ class FlowableNodeTest {
      */
     @Test
     void locksOfLongJobsAreRenewedSoTheyRunOnce() throws Exception {
-        ProcessEngine engine = awaitEngine();
+        ProcessEngine engine = RunningNode.engine(node);
         double before = executed("succeeded") + executed("failed");
         var runtime = engine.getRuntimeService();
         var ids = java.util.List.of(runtime.startProcessInstanceByKey("asyncSleep", Map.of("ms", 9000)).getId(),
@@ -112,14 +113,5 @@ class FlowableNodeTest {
             }
         }
         return sum;
-    }
-
-    private ProcessEngine awaitEngine() throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
-        while (node.state() != FlowableNode.State.RUNNING && Instant.now().isBefore(deadline)) {
-            Thread.sleep(100);
-        }
-        assertThat(node.state()).as("node state (waiting for: " + node.waitingFor() + ")").isEqualTo(FlowableNode.State.RUNNING);
-        return node.engine();
     }
 }
