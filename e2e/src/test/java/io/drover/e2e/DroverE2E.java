@@ -116,8 +116,8 @@ class DroverE2E {
         List<Long> ids = jobs.enqueueHttp(3000, 0);
         awaitAllExecuted(ids, Duration.ofMinutes(3));
         assertThat(jobs.deadLetters()).isZero();
-        log("2 nodes executed 3000 jobs; duplicates " + receiver.duplicates());
-        assertThat(receiver.duplicates()).as("no node died: every job ran exactly once").isZero();
+        log("2 nodes executed 3000 jobs; run twice: " + receiver.duplicates());
+        assertThat(receiver.duplicates()).as("no node died: every job ran exactly once").isEmpty();
     }
 
     @Test
@@ -163,7 +163,9 @@ class DroverE2E {
             Pod back = kube.pods().inNamespace(NS).withName(EC + "-1").get();
             assertThat(back.getStatus().getContainerStatuses().get(0).getRestartCount()).isGreaterThan(restartsBefore);
         }
-        log("all 6000 jobs executed; " + receiver.duplicates() + " ran twice (at-least-once around the kill)");
+        // "http" jobs report only their end, so which run came first is not known here: FleetFaultsE2E
+        // judges every duplicate of a kill against it, from chaos jobs' start and finish reports.
+        log("all 6000 jobs executed; run twice (at-least-once around the kill): " + receiver.duplicates());
     }
 
     @Test
@@ -207,8 +209,8 @@ class DroverE2E {
         feeder.close();
         awaitAllExecuted(ids, Duration.ofMinutes(3));
         assertThat(autoJobs.deadLetters()).isZero();
-        log(ids.size() + " jobs executed across the scale-up and scale-down; " + receiver.duplicates() + " ran twice");
-        assertThat(receiver.duplicates()).as("scale-down is graceful: no job runs twice").isZero();
+        log(ids.size() + " jobs executed across the scale-up and scale-down; run twice: " + receiver.duplicates());
+        assertThat(receiver.duplicates()).as("scale-down is graceful: no job runs twice").isEmpty();
     }
 
     @Test

@@ -99,8 +99,9 @@ final class ExecutionReceiver implements AutoCloseable {
         return executions.containsKey(id);
     }
 
-    long duplicates() {
-        return executions.values().stream().mapToInt(AtomicInteger::get).filter(n -> n > 1).count();
+    /** The "http" jobs reported done more than once, by id, in order. */
+    List<Long> duplicates() {
+        return executions.entrySet().stream().filter(e -> e.getValue().get() > 1).map(Map.Entry::getKey).sorted().toList();
     }
 
     void jobMillis(long millis) {
