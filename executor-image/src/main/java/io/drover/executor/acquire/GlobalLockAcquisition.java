@@ -1,13 +1,12 @@
 package io.drover.executor.acquire;
 
 import io.drover.executor.metrics.ExecutorMetrics;
-import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.JobSql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
+import java.util.Optional;
 
 /**
  * One node at a time: take the global acquire lock, lock a page (no row contention is
@@ -38,13 +37,13 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
         long waitStart = System.nanoTime();
         while (true) {
             long tryStart = System.nanoTime();
-            List<AcquiredJob> jobs = locker.lock(c, max);
-            if (jobs != null) {
+            Optional<Acquisition> page = locker.lock(c, max);
+            if (page.isPresent()) {
                 // Seen from the node: the wait until the try that took it, and that try's request,
                 // which held the lock from the server's grant to its commit (an upper bound).
                 metrics.globalLockAcquired(tryStart - waitStart);
                 metrics.globalLockReleased(System.nanoTime() - tryStart);
-                return new Acquisition(jobs, jobs.size() == max);
+                return page.get();
             }
             if (System.nanoTime() - waitStart >= waitNanos) {
                 metrics.globalLockWaitTimedOut(System.nanoTime() - waitStart);

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Selects the oldest due, unlocked jobs and locks them for this node in one statement
@@ -49,10 +50,10 @@ final class PageLocker {
     /**
      * Runs in auto-commit mode.
      *
-     * @return the page (empty when nothing is due), or null in Global mode when another node
-     *         held the global acquire lock
+     * @return the page (no jobs when nothing is due); empty only in Global mode, when another
+     *         node held the global acquire lock
      */
-    List<AcquiredJob> lock(Connection c, int limit) throws SQLException {
+    Optional<Acquisition> lock(Connection c, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int first = 1;
             if (globalLock != null) {
@@ -71,13 +72,13 @@ final class PageLocker {
                 }
             }
             if (!taken) {
-                return null; // and no rows: the page statement takes none unless the lock was taken
+                return Optional.empty(); // and no rows: the page statement takes none unless the lock was taken
             }
             // The update returns the page in TID order; the queue takes it in acquisition order
             // (due, then first-in first-out). Here, not in SQL: an ORDER BY would be a sort, which
             // the pinned plan disables.
             jobs.sort(ACQUISITION_ORDER);
-            return jobs;
+            return Optional.of(new Acquisition(jobs, jobs.size() == limit));
         }
     }
 }

@@ -1,12 +1,10 @@
 package io.drover.executor.acquire;
 
-import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.JobSql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * One round trip per page: rows another node is locking right now are skipped, not waited
@@ -21,7 +19,6 @@ public final class SkipLockedAcquisition implements AcquisitionStrategy {
 
     @Override
     public Acquisition acquire(Connection connection, int max) throws SQLException {
-        List<AcquiredJob> jobs = locker.lock(connection, max);
-        return new Acquisition(jobs, jobs.size() == max);
+        return locker.lock(connection, max).orElseThrow(); // without the global lock, always a page
     }
 }
