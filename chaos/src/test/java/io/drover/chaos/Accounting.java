@@ -21,6 +21,10 @@ import java.util.function.Predicate;
  * began), and had not finished well before the fault (a finished run whose outcome was written
  * would never run again), and its second run started after the fault began (no node takes over
  * a job the faulted node still holds). A fault of the database alone may run nothing twice.
+ *
+ * <p>The e2e suites' {@code Runs.Kill} (e2e/) is the same rule for pods, judged by when reports
+ * arrive and when a JVM fell silent: pods share no clock, while the campaign's nodes and receiver
+ * share this machine's monotonic clock, so here every run is judged by its handler's own stamp.
  */
 record Accounting(int jobs, List<Long> lost, List<Long> deadWithoutRun, List<Long> left, List<Long> duplicates,
                   List<Long> startedDuringFault, List<Long> unexplainedDuplicates, int expectedDeadLetters,

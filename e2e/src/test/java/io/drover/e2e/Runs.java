@@ -38,6 +38,10 @@ record Runs(List<Long> lost, List<Long> interrupted, List<Long> ranTwice, List<L
      * second after {@code sent} (nothing takes over a job the victim still holds); and no finish
      * of the first reported more than {@link #OUTCOME_WRITTEN} before {@code sent} (its outcome
      * was written).
+     *
+     * <p>The chaos campaign's {@code Accounting} (chaos/) applies the same rule on stamps from one
+     * monotonic clock, which its nodes and receiver share on one machine; pods may run on several
+     * machines, so here the reports' arrival and the JVM's silence stand in for the stamps.
      */
     record Kill(String node, Instant sent, Instant dead) {
         /**
