@@ -1,6 +1,7 @@
 package io.drover.executor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.drover.contract.SettingLimits;
 import io.drover.executor.config.Durations;
 import io.drover.executor.store.JobEnqueuer.NewJob;
 import io.drover.executor.store.JobLimits;
@@ -16,7 +17,8 @@ import java.util.List;
 /** Turns API requests into jobs, collecting every field error (with its path) before any write. */
 final class JobRequestValidator {
     static final int MAX_TYPE_LENGTH = 200;
-    static final int MAX_ATTEMPTS = 1000;
+    /** The API takes what a node may default to: one limit (SettingLimits). */
+    static final int MAX_ATTEMPTS = SettingLimits.MAX_ATTEMPTS;
 
     private final int defaultMaxAttempts;
 

@@ -1,6 +1,7 @@
 package io.drover.executor.config;
 
 import io.drover.contract.SettingDefaults;
+import io.drover.contract.SettingLimits;
 import io.drover.executor.acquire.LockMode;
 
 import java.time.Duration;
@@ -40,6 +41,9 @@ public record ExecutorSettings(
     // At most 50 characters: the notification channel "drover_<schema>" must fit PostgreSQL's
     // 63-byte identifier limit.
     private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,49}");
+    /** Go's longest duration, the most a Kubernetes duration field can hold. */
+    private static final String LONGEST_TEXT = "2562047h";
+    private static final Duration LONGEST = Duration.ofHours(2562047);
 
     public ExecutorSettings {
         List<String> errors = new ArrayList<>();
@@ -53,31 +57,31 @@ public record ExecutorSettings(
         if (lockMode == null) {
             errors.add("lockMode must be one of Global, Optimistic, SkipLocked");
         }
-        atLeast(errors, "threads", threads, 1);
-        atLeast(errors, "queueSize", queueSize, 1);
-        atLeast(errors, "acquirePageSize", acquirePageSize, 1);
-        atLeast(errors, "maxAttempts", maxAttempts, 1);
-        atLeast(errors, "completionBatchSize", completionBatchSize, 1);
+        // The ranges the CRD allows (SettingLimits): a node configured without the operator gets
+        // the same refusals, naming the setting, instead of failing later on every job or statement.
+        between(errors, "threads", threads, 1, SettingLimits.MAX_THREADS);
+        between(errors, "queueSize", queueSize, 1, SettingLimits.MAX_QUEUE_SIZE);
+        between(errors, "acquirePageSize", acquirePageSize, 1, SettingLimits.MAX_ACQUIRE_PAGE_SIZE);
+        between(errors, "maxAttempts", maxAttempts, 1, SettingLimits.MAX_ATTEMPTS);
+        between(errors, "completionBatchSize", completionBatchSize, 1, SettingLimits.MAX_COMPLETION_BATCH_SIZE);
+        between(errors, "maxCrashes", maxCrashes, 1, SettingLimits.MAX_CRASHES);
         positive(errors, "acquireInterval", acquireInterval);
         positive(errors, "globalLockWaitTime", globalLockWaitTime);
         positive(errors, "globalLockPollInterval", globalLockPollInterval);
-        positive(errors, "globalLockMaxHold", globalLockMaxHold);
-        positive(errors, "lockExpiry", lockExpiry);
+        between(errors, "globalLockMaxHold", globalLockMaxHold, "1ms", SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
+        between(errors, "lockExpiry", lockExpiry, SettingLimits.MIN_LOCK_EXPIRY, SettingLimits.MAX_LOCK_EXPIRY);
         positive(errors, "retryBackoff", retryBackoff);
         positive(errors, "retryBackoffMax", retryBackoffMax);
-        positive(errors, "shutdownGracePeriod", shutdownGracePeriod);
+        between(errors, "shutdownGracePeriod", shutdownGracePeriod, SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD, null);
         positive(errors, "jobTimeout", jobTimeout);
-        atLeast(errors, "maxCrashes", maxCrashes, 1);
         if (jobTimeouts == null) {
             errors.add("jobTimeouts must be a map of job type to duration (empty for none)");
         } else {
             jobTimeouts.forEach((type, timeout) -> positive(errors, "jobTimeouts[" + type + "]", timeout));
             jobTimeouts = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(jobTimeouts));
         }
-        if (lockExpiry != null && lockExpiry.compareTo(Duration.ofSeconds(4)) < 0) {
-            // Locks are renewed every lockExpiry/4; below a second of renewal period a slow
-            // database round trip could let a live node's locks lapse.
-            errors.add("lockExpiry must be at least 4s, got " + lockExpiry);
+        if (retryBackoff != null && retryBackoffMax != null && retryBackoff.compareTo(retryBackoffMax) > 0) {
+            errors.add("retryBackoff (" + retryBackoff + ") must not exceed retryBackoffMax (" + retryBackoffMax + ")");
         }
         if (acquirePageSize > queueSize && queueSize >= 1) {
             errors.add("acquirePageSize (" + acquirePageSize + ") must not exceed queueSize (" + queueSize
@@ -88,19 +92,30 @@ public record ExecutorSettings(
         }
     }
 
-    private static void atLeast(List<String> errors, String name, int value, int min) {
-        if (value < min) {
-            errors.add(name + " must be at least " + min + ", got " + value);
+    private static void between(List<String> errors, String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            errors.add(name + " must be between " + min + " and " + max + ", got " + value);
         }
     }
 
     /**
      * At least a millisecond: the engine sleeps and polls in milliseconds, so a shorter
      * duration rounds to zero (an acquireInterval of 0.5ms would make the acquirer wait forever).
+     * At most the longest duration Kubernetes writes (Go's, about 292 years): the engine counts
+     * deadlines in nanoseconds, which a longer one would overflow.
      */
     private static void positive(List<String> errors, String name, Duration value) {
-        if (value == null || value.compareTo(Duration.ofMillis(1)) < 0) {
-            errors.add(name + " must be at least 1ms, got " + value);
+        between(errors, name, value, "1ms", null);
+    }
+
+    /** {@code max} null: up to the longest Kubernetes duration. */
+    private static void between(List<String> errors, String name, Duration value, String min, String max) {
+        Duration low = Durations.parse(name, min);
+        Duration high = max == null ? LONGEST : Durations.parse(name, max);
+        if (value == null || value.compareTo(low) < 0) {
+            errors.add(name + " must be at least " + min + ", got " + value);
+        } else if (value.compareTo(high) > 0) {
+            errors.add(name + " must be at most " + (max == null ? LONGEST_TEXT : max) + ", got " + value);
         }
     }
 

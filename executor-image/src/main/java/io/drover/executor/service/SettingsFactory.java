@@ -1,6 +1,8 @@
 package io.drover.executor.service;
 
+import io.drover.contract.SettingLimits;
 import io.drover.executor.acquire.LockMode;
+import io.drover.executor.config.Durations;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.config.InvalidSettingsException;
 import io.drover.executor.config.JobTimeouts;
@@ -48,6 +50,11 @@ final class SettingsFactory {
             } catch (IllegalArgumentException e) {
                 problems.add(e.getMessage());
             }
+        }
+        // Not an engine setting, but refused as the CRD refuses it: a node given 0s would give up
+        // on its database at the first refused connection.
+        if (c.startupTimeout().compareTo(Durations.parse("startupTimeout", SettingLimits.MIN_STARTUP_TIMEOUT)) < 0) {
+            problems.add("startupTimeout must be at least " + SettingLimits.MIN_STARTUP_TIMEOUT + ", got " + c.startupTimeout());
         }
         try {
             ExecutorSettings settings = b.build();

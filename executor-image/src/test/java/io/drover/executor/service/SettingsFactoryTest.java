@@ -61,9 +61,10 @@ class SettingsFactoryTest {
     @Test
     void everyBadSettingIsNamedInOneMessage() {
         assertThatThrownBy(() -> SettingsFactory.from(config(Map.of("drover.nodeName", "n", "drover.lockMode", "Fast",
-                "drover.threads", "0", "drover.jobTimeouts", "{\"a\": \"soon\"}"))))
+                "drover.threads", "0", "drover.jobTimeouts", "{\"a\": \"soon\"}", "drover.startupTimeout", "0s"))))
                 .isInstanceOf(InvalidSettingsException.class)
-                .hasMessageContaining("lockMode").hasMessageContaining("threads").hasMessageContaining("jobTimeouts");
+                .hasMessageContaining("lockMode").hasMessageContaining("threads").hasMessageContaining("jobTimeouts")
+                .hasMessageContaining("startupTimeout must be at least 1s, got PT0S");
     }
 
     private static DroverConfig config(Map<String, String> values) {

@@ -36,6 +36,7 @@ public final class KubeDurations {
 
     /** Whole seconds, at least 1 (KEDA's intervals are integers). */
     public static int seconds(String text) {
-        return (int) Math.max(1, parse(text).toSeconds());
+        // The CRD bounds every such field far below; saturating keeps a spec read before that from wrapping.
+        return Math.clamp(parse(text).toSeconds(), 1, Integer.MAX_VALUE);
     }
 }

@@ -107,6 +107,20 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
             engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 8 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
+            lockExpiry: 25h                             | spec.lockExpiry: Invalid value: "string": lockExpiry must be at most 24h
+            globalLockMaxHold: 48h                      | spec.globalLockMaxHold: Invalid value: "string": globalLockMaxHold must be at most 24h
+            maxJobDuration: 10m\\njobTimeouts: {report: 2h, http: 30s} | spec.jobTimeouts: Invalid value: "object": every jobTimeouts entry must be at most maxJobDuration: a job may run until its timeout, and a stopping node waits only maxJobDuration
+            autoscaling: {scaleDownStabilizationWindow: 2h} | spec.autoscaling.scaleDownStabilizationWindow: Invalid value: "string": autoscaling.scaleDownStabilizationWindow must be at most 1h
+            autoscaling: {pollingInterval: 2h}          | spec.autoscaling.pollingInterval: Invalid value: "string": autoscaling.pollingInterval must be at most 1h
+            autoscaling: {cooldownPeriod: 25h}          | spec.autoscaling.cooldownPeriod: Invalid value: "string": autoscaling.cooldownPeriod must be at most 24h
+            database: {host: "db.example.com:5433", name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host takes a host name or an IP address without a port
+            database: {host: "10.0.0.5:5432", name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host takes a host name or an IP address without a port
+            database: {host: 999.1.1.1, name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host is digits and dots but not an IPv4 address
+            database: {host: db, name: jobs, credentialsSecret: {name: My_Secret}} | spec.database.credentialsSecret.name: Invalid value: "My_Secret": spec.database.credentialsSecret.name in body should match
+            database: {host: db, name: jobs, credentialsSecret: {name: creds/x}} | spec.database.credentialsSecret.name: Invalid value: "creds/x": spec.database.credentialsSecret.name in body should match
+            database: {host: db, name: jobs, credentialsSecret: {name: s, passwordKey: "pass word"}} | spec.database.credentialsSecret.passwordKey: Invalid value: "pass word": spec.database.credentialsSecret.passwordKey in body should match
+            database: {host: db, name: jobs, sslMode: verify-full, caBundle: {configMap: RDS_CA}, credentialsSecret: {name: s}} | spec.database.caBundle.configMap: Invalid value: "RDS_CA": spec.database.caBundle.configMap in body should match
+            apiTokenSecret: {name: api/token, key: token} | spec.apiTokenSecret.name: Invalid value: "api/token": spec.apiTokenSecret.name in body should match
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -220,6 +234,23 @@ class ExecutorClusterSchemaTest {
         assertThat(spec.disruptionBudget.maxUnavailable).isEqualTo(1);
         // Durations the spec leaves out stay unset: the executor's own defaults apply.
         assertThat(spec.lockExpiry).isNull();
+    }
+
+    /** The edges of the rules above, on the side that must pass. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiterString = "|", textBlock = """
+            database: {host: "fd00::5", name: jobs, credentialsSecret: {name: s}}
+            database: {host: "::1", name: jobs, credentialsSecret: {name: s}}
+            database: {host: 10.0.0.5, name: jobs, credentialsSecret: {name: s}}
+            database: {host: orders.cluster-c1x2.eu-west-1.rds.amazonaws.com, name: jobs, credentialsSecret: {name: jobs-db.v2, passwordKey: db_Password.1}}
+            lockExpiry: 24h\\nglobalLockMaxHold: 24h
+            maxJobDuration: 2h\\njobTimeouts: {report: 2h, http: 30s}
+            autoscaling: {scaleDownStabilizationWindow: 1h, pollingInterval: 1h, cooldownPeriod: 24h}
+            apiTokenSecret: {name: api-token, key: token}
+            """)
+    void edgeValuesAreAccepted(String spec) {
+        String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);
+        assertThat(Clusters.create(client, namespace, Clusters.yaml(name, spec.replace("\\n", "\n")))).isNotNull();
     }
 
     @Test

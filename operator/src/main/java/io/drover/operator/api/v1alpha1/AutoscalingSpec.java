@@ -45,6 +45,7 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How often KEDA counts the backlog (whole seconds).")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.pollingInterval must be at least 1s")
+    @ValidationRule(value = "duration(self) <= duration('1h')", message = "autoscaling.pollingInterval must be at most 1h")
     public String pollingInterval;
 
     @Default("5m")
@@ -52,6 +53,7 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How long the backlog must stay at or below activationBacklog before scaling to zero (whole seconds).")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.cooldownPeriod must be at least 1s")
+    @ValidationRule(value = "duration(self) <= duration('24h')", message = "autoscaling.cooldownPeriod must be at most 24h")
     public String cooldownPeriod;
 
     @Default("5m")
@@ -59,5 +61,7 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How long a lower node count must be wanted before nodes are removed (the HPA's scale-down stabilization window). Shorter follows the backlog faster; longer rides out gaps between bursts.")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.scaleDownStabilizationWindow must be at least 1s")
+    @ValidationRule(value = "duration(self) <= duration('1h')", message = "autoscaling.scaleDownStabilizationWindow must be at most 1h"
+            + " (the HorizontalPodAutoscaler's limit)")
     public String scaleDownStabilizationWindow;
 }

@@ -20,8 +20,20 @@ public class DatabaseSpec {
     @Required
     @Size(min = 1, max = 253)
     @Pattern("^[A-Za-z0-9.:_-]+$")
-    @JsonPropertyDescription("Host name or IP of the PostgreSQL server, e.g. the RDS endpoint.")
+    // A colon only in an IPv6 address (two at least, hex digits only): "db:5433" would end up in
+    // the JDBC URL and the NetworkPolicy's CIDR; digits and dots only must be an IPv4 address.
+    @ValidationRule(value = "!self.contains(':') || self.matches('^[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*$')",
+            message = "database.host takes a host name or an IP address without a port: give the port in database.port")
+    @ValidationRule(value = "!self.matches('^[0-9.]+$') || self.matches('^(" + OCTET + "[.]){3}" + OCTET + "$')",
+            message = "database.host is digits and dots but not an IPv4 address")
+    @JsonPropertyDescription("Host name or IP address of the PostgreSQL server, without a port (database.port), e.g. the RDS endpoint.")
     public String host;
+
+    private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+    /** What Kubernetes allows as a Secret's or ConfigMap's name (a DNS subdomain). */
+    static final String OBJECT_NAME = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+    /** What Kubernetes allows as a key of a Secret's or ConfigMap's data. */
+    static final String DATA_KEY = "^[-._a-zA-Z0-9]+$";
 
     /** The port and sslMode a spec that names none gets: the CRD's defaults, and the operator's for a spec read before the server defaulted it. */
     public static final int DEFAULT_PORT = 5432;
@@ -78,17 +90,19 @@ public class DatabaseSpec {
             message = "give exactly one of configMap and secret")
     public static class CaBundle {
         @Size(min = 1, max = 253)
+        @Pattern(OBJECT_NAME)
         @JsonPropertyDescription("Name of a ConfigMap holding the bundle.")
         public String configMap;
 
         @Size(min = 1, max = 253)
+        @Pattern(OBJECT_NAME)
         @JsonPropertyDescription("Name of a Secret holding the bundle; like every Secret an ExecutorCluster uses, it must"
                 + " carry the label drover.io/executor-secret=true.")
         public String secret;
 
         @Default("ca.crt")
         @Size(min = 1, max = 253)
-        @Pattern("^[-._a-zA-Z0-9]+$")
+        @Pattern(DATA_KEY)
         @JsonPropertyDescription("Key of the PEM bundle in the ConfigMap or Secret.")
         public String key;
 
@@ -101,16 +115,19 @@ public class DatabaseSpec {
     public static class CredentialsSecret {
         @Required
         @Size(min = 1, max = 253)
+        @Pattern(OBJECT_NAME)
         @JsonPropertyDescription("Name of the Secret, in the ExecutorCluster's namespace.")
         public String name;
 
         @Default("username")
         @Size(min = 1, max = 253)
+        @Pattern(DATA_KEY)
         @JsonPropertyDescription("Key of the user name in the Secret.")
         public String usernameKey;
 
         @Default("password")
         @Size(min = 1, max = 253)
+        @Pattern(DATA_KEY)
         @JsonPropertyDescription("Key of the password in the Secret.")
         public String passwordKey;
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.drover.contract.FlowablePool;
 import io.drover.contract.SettingDefaults;
+import io.drover.contract.SettingLimits;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -41,6 +42,13 @@ import java.util.Map;
 @ValidationRule(value = "!has(self.maxJobDuration) || !has(self.jobTimeout) || duration(self.jobTimeout) <= duration(self.maxJobDuration)",
         message = "jobTimeout must not exceed maxJobDuration: a job may run until its timeout, and a stopping node waits only maxJobDuration",
         fieldPath = ".jobTimeout")
+@ValidationRule(value = "!has(self.maxJobDuration) || !has(self.jobTimeouts)"
+        + " || self.jobTimeouts.all(type, duration(self.jobTimeouts[type]) <= duration(self.maxJobDuration))",
+        // A static message: listing the offending types would cost the API server more than a CRD may
+        // spend (map keys have no length bound), and the apiserver refuses such a CRD.
+        message = "every jobTimeouts entry must be at most maxJobDuration: a job may run until its timeout, and a"
+                + " stopping node waits only maxJobDuration",
+        fieldPath = ".jobTimeouts")
 @ValidationRule(value = "!self.autoscaling.enabled || !has(self.queueSize) || self.queueSize <= self.autoscaling.targetBacklogPerNode",
         message = "queueSize must not exceed autoscaling.targetBacklogPerNode: jobs queued on a node are held, so the backlog"
                 + " KEDA sees does not count them, and a node could hide more than a node's worth of work from the autoscaler",
@@ -129,7 +137,7 @@ public class ExecutorClusterSpec {
 
     @Default(SettingDefaults.THREADS)
     @Min(1)
-    @Max(4096)
+    @Max(SettingLimits.MAX_THREADS)
     @JsonPropertyDescription("Worker threads per node.")
     public Integer threads;
 
@@ -138,13 +146,13 @@ public class ExecutorClusterSpec {
 
     @Default(SettingDefaults.QUEUE_SIZE)
     @Min(1)
-    @Max(1000000)
+    @Max(SettingLimits.MAX_QUEUE_SIZE)
     @JsonPropertyDescription("Jobs a node may hold acquired but not yet started.")
     public Integer queueSize;
 
     @Default(SettingDefaults.ACQUIRE_PAGE_SIZE)
     @Min(1)
-    @Max(100000)
+    @Max(SettingLimits.MAX_ACQUIRE_PAGE_SIZE)
     @JsonPropertyDescription("Most jobs locked per acquisition cycle; must not exceed queueSize.")
     public Integer acquirePageSize;
 
@@ -170,16 +178,23 @@ public class ExecutorClusterSpec {
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: the database ends a lock holder idle or busy longer than this. Executor default " + SettingDefaults.GLOBAL_LOCK_MAX_HOLD + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockMaxHold must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD + "')",
+            message = "globalLockMaxHold must be at most " + SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD
+                    + " (it is PostgreSQL's statement_timeout of the global lock's holder)")
     public String globalLockMaxHold;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @ValidationRule(value = "duration(self) >= duration('4s')", message = "lockExpiry must be at least 4s")
+    @ValidationRule(value = "duration(self) >= duration('" + SettingLimits.MIN_LOCK_EXPIRY + "')",
+            message = "lockExpiry must be at least " + SettingLimits.MIN_LOCK_EXPIRY)
+    @ValidationRule(value = "duration(self) <= duration('" + SettingLimits.MAX_LOCK_EXPIRY + "')",
+            message = "lockExpiry must be at most " + SettingLimits.MAX_LOCK_EXPIRY
+                    + " (a dead node's jobs wait this long; half of it is PostgreSQL's statement_timeout of the engine's connections)")
     @JsonPropertyDescription("Lifetime of a job lock, renewed every lockExpiry/4; a crashed node's jobs run again after about this long. At least 4s. Executor default " + SettingDefaults.LOCK_EXPIRY + ".")
     public String lockExpiry;
 
     @Min(1)
-    @Max(1000)
+    @Max(SettingLimits.MAX_ATTEMPTS)
     @JsonPropertyDescription("Attempts for jobs enqueued without their own maxAttempts. Executor default " + SettingDefaults.MAX_ATTEMPTS + ".")
     public Integer maxAttempts;
 
@@ -196,19 +211,20 @@ public class ExecutorClusterSpec {
     public String retryBackoffMax;
 
     @Min(1)
-    @Max(100000)
+    @Max(SettingLimits.MAX_COMPLETION_BATCH_SIZE)
     @JsonPropertyDescription("Most job outcomes written per completion transaction. Executor default " + SettingDefaults.COMPLETION_BATCH_SIZE + ".")
     public Integer completionBatchSize;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s, else the executor's " + SettingDefaults.SHUTDOWN_GRACE_PERIOD + ".")
-    @ValidationRule(value = "duration(self) >= duration('1s')", message = "shutdownGracePeriod must be at least 1s")
+    @ValidationRule(value = "duration(self) >= duration('" + SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD + "')",
+            message = "shutdownGracePeriod must be at least " + SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD)
     public String shutdownGracePeriod;
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("The longest a job of this cluster runs. A stopping node (scale-down, roll, drain) lets its running jobs finish for this long: it sets the defaults of jobTimeout (the same), shutdownGracePeriod (10s more) and terminationGracePeriodSeconds (shutdownGracePeriod plus 30s).")
+    @JsonPropertyDescription("The longest a job of this cluster runs. A stopping node (scale-down, roll, drain) lets its running jobs finish for this long: it sets the defaults of jobTimeout (the same; engine Drover), shutdownGracePeriod (10s more) and terminationGracePeriodSeconds (shutdownGracePeriod plus 30s).")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "maxJobDuration must be at least 1ms")
     public String maxJobDuration;
 
@@ -224,14 +240,15 @@ public class ExecutorClusterSpec {
     public Map<String, @Pattern(DURATION) @Size(max = 32) String> jobTimeouts;
 
     @Min(1)
-    @Max(100)
+    @Max(SettingLimits.MAX_CRASHES)
     @JsonPropertyDescription("Node deaths during watched runs of one job (it is watched once a node died holding it) after which the job is dead-lettered as poison; its decisive run runs alone on its node. Executor default " + SettingDefaults.MAX_CRASHES + ".")
     public Integer maxCrashes;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("How long a starting node keeps retrying the database (connection, migrations) before it exits with the cause; meanwhile it is alive but not ready. Executor default " + SettingDefaults.STARTUP_TIMEOUT + ".")
-    @ValidationRule(value = "duration(self) >= duration('1s')", message = "startupTimeout must be at least 1s")
+    @ValidationRule(value = "duration(self) >= duration('" + SettingLimits.MIN_STARTUP_TIMEOUT + "')",
+            message = "startupTimeout must be at least " + SettingLimits.MIN_STARTUP_TIMEOUT)
     public String startupTimeout;
 
     @Pattern("^[a-z_][a-z0-9_]{0,49}$")

@@ -2,6 +2,7 @@ package io.drover.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 
@@ -10,11 +11,13 @@ import io.fabric8.generator.annotation.Size;
 public class SecretKeyRef {
     @Required
     @Size(min = 1, max = 253)
+    @Pattern(DatabaseSpec.OBJECT_NAME)
     @JsonPropertyDescription("Secret name.")
     public String name;
 
     @Required
     @Size(min = 1, max = 253)
+    @Pattern(DatabaseSpec.DATA_KEY)
     @JsonPropertyDescription("Key within the Secret.")
     public String key;
 }
