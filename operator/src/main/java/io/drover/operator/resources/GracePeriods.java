@@ -1,6 +1,7 @@
 package io.drover.operator.resources;
 
 import io.drover.contract.SettingDefaults;
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 
 import java.time.Duration;
@@ -32,9 +33,13 @@ public final class GracePeriods {
         return KubeDurations.parse(s.maxJobDuration).plus(SHUTDOWN_MARGIN);
     }
 
-    /** The jobTimeout to give the executor when the spec leaves it to maxJobDuration, else null. */
+    /**
+     * The jobTimeout to give the executor when the spec leaves it to maxJobDuration, else null.
+     * None for engine Flowable, which has no job timeout: it would read no such setting.
+     */
     public static Duration derivedJobTimeout(ExecutorClusterSpec s) {
-        return s.jobTimeout == null && s.maxJobDuration != null ? KubeDurations.parse(s.maxJobDuration) : null;
+        return s.jobTimeout == null && s.maxJobDuration != null && s.engine != Engine.Flowable
+                ? KubeDurations.parse(s.maxJobDuration) : null;
     }
 
     static Duration shutdownGracePeriod(ExecutorClusterSpec s) {

@@ -95,6 +95,10 @@ class DesiredStateTest {
         assertThat(env).containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").containsEntry("DROVER_JOBTIMEOUT", "PT2M");
         Map<String, String> explicit = ExecutorConfigMap.configMap(cluster("maxJobDuration: 2m\nshutdownGracePeriod: 5m\n")).getData();
         assertThat(explicit).as("what the user writes wins").containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT5M");
+        Map<String, String> flowable = ExecutorConfigMap.configMap(cluster("engine: Flowable\nlockMode: Global\nmaxJobDuration: 2m\n"))
+                .getData();
+        assertThat(flowable).as("Flowable has no job timeout: maxJobDuration sets only the grace periods")
+                .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").doesNotContainKey("DROVER_JOBTIMEOUT");
     }
 
     @Test
