@@ -70,7 +70,8 @@ public final class ExecutorEngine implements AutoCloseable {
         this.starter = new JobStarter(dataSource, new JobStarts(sql, owner, settings.lockExpiry()), held, database,
                 heartbeats, settings.lockRenewInterval().toMillis(), node);
         JobRunner runner = new JobRunner(handlers,
-                new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics, node);
+                new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics, node,
+                () -> state != State.RUNNING);
         // Jobs start only while their outcomes can be recorded: the last word from the database
         // was not a failure, and no batch of outcomes has been stuck for a second (a hung write:
         // a half-open connection is only found out when its timeout fires).

@@ -15,6 +15,7 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * Decides what happens to a job: before it starts (rows that must not run), when its handler
@@ -28,12 +29,16 @@ final class JobRunner {
     private final RetryPolicy retryPolicy;
     private final ExecutorMetrics metrics;
     private final String nodeName;
+    private final BooleanSupplier stopping;
 
-    JobRunner(HandlerRegistry handlers, RetryPolicy retryPolicy, ExecutorMetrics metrics, String nodeName) {
+    /** @param stopping true once the node is shutting down (the only interrupt of a run that costs no attempt) */
+    JobRunner(HandlerRegistry handlers, RetryPolicy retryPolicy, ExecutorMetrics metrics, String nodeName,
+              BooleanSupplier stopping) {
         this.handlers = handlers;
         this.retryPolicy = retryPolicy;
         this.metrics = metrics;
         this.nodeName = nodeName;
+        this.stopping = stopping;
     }
 
     /**
@@ -99,11 +104,15 @@ final class JobRunner {
         } catch (PermanentJobFailure e) {
             return new Outcome.DeadLetter(job, describe(e), charge(watched));
         } catch (InterruptedException e) {
-            // Interrupts come from a shutdown past its grace period (a timeout is decided by
-            // the worker pool, which replaces this outcome): the run was cut short, not failed,
-            // so it costs no attempt.
             Thread.currentThread().interrupt();
-            return new Outcome.Retry(job, 0, "interrupted by executor shutdown", watched ? -1 : 0);
+            if (stopping.getAsBoolean()) {
+                // A shutdown past its grace period cut the run short: not a failure, no attempt.
+                return new Outcome.Retry(job, 0, "interrupted by executor shutdown", watched ? -1 : 0);
+            }
+            // Neither a shutdown nor its timeout (the worker pool replaces this outcome then): the
+            // handler threw it of its own accord, a failed attempt like any other exception.
+            // Handed back at no cost it would run again at once, on and on, never dead-lettered.
+            return failed(job, started.attempt(), describe(e), watched);
         } catch (Throwable t) {
             return failed(job, started.attempt(), describe(t), watched);
         }

@@ -143,6 +143,30 @@ class FailureHandlingTest {
         assertThat(jobs.deadLetters()).isEqualTo(20);
     }
 
+    /**
+     * A handler that throws InterruptedException while nothing interrupted it (no shutdown, no
+     * timeout) failed its attempt: given back at no cost, as a shutdown's interrupt is, it ran
+     * again at once and for ever.
+     */
+    @Test
+    void anInterruptedExceptionTheHandlerThrowsItselfIsAFailedAttempt() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        JobHandler interrupted = new Throwing("interrupted", () -> {
+            runs.incrementAndGet();
+            return new InterruptedException("a library's own wait gave up");
+        });
+        jobs.enqueue(1, "interrupted", "", 3);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.retryBackoff(Duration.ofMillis(50)),
+                List.of(interrupted))) {
+            Jobs.await("dead-lettered after its attempts", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1);
+        }
+        assertThat(runs.get()).as("one run per attempt").isEqualTo(3);
+        assertThat((String) deadLetter(schema).get("error")).contains("failed 3 of 3 attempts")
+                .contains("InterruptedException: a library's own wait gave up");
+    }
+
     @Test
     void anErrorTextThatPostgresCannotStoreDoesNotStallCompletions() throws Exception {
         String schema = TestDatabase.freshSchema(db);
