@@ -10,17 +10,26 @@ import java.util.Set;
  */
 public final class SqlErrors {
     private static final Set<String> ATTEMPT_FAILED = Set.of("40001", "40P01", "55P03", "57014");
+    /**
+     * A write refused by a server that takes only reads: the connection reached a replica, as one
+     * opened before a failover does when the old primary comes back as a reader (Aurora), or when
+     * stale DNS still names it. Not this statement's fault: the database is unreachable for writes
+     * on this connection, and a new one may reach the new primary.
+     */
+    private static final String READ_ONLY = "25006";
 
     private SqlErrors() {
     }
 
     /**
      * Connection failures (08), the server shutting down or starting (57P), out of resources
-     * (53), and errors without a SQLState (a pool timeout, an I/O error).
+     * (53), a server that takes no writes (25006), and errors without a SQLState (a pool timeout,
+     * an I/O error).
      */
     public static boolean unreachable(Throwable e) {
         String state = sqlState(e);
-        return state == null || state.startsWith("08") || state.startsWith("57P") || state.startsWith("53");
+        return state == null || state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
+                || state.equals(READ_ONLY);
     }
 
     /**
@@ -38,14 +47,15 @@ public final class SqlErrors {
      * Whether a failure leaves its connection unusable, for the pool to discard it: connection
      * errors (08: the I/O error of a socket timeout or a reset among them), the server ending the
      * session (57P01-57P03 as it shuts down, terminates the backend or restarts; 25P03 and 25P04
-     * when an idle or a long transaction outlived its timeout), or no SQLState at all (an I/O
-     * failure the driver did not classify). Statement errors (a refused row, a timeout the server
-     * cancelled: 57014) and out of resources (53) leave it usable.
+     * when an idle or a long transaction outlived its timeout), a session on a server that takes
+     * no writes (25006: a replica; a new connection may reach the primary), or no SQLState at all
+     * (an I/O failure the driver did not classify). Statement errors (a refused row, a timeout the
+     * server cancelled: 57014) and out of resources (53) leave it usable.
      */
     public static boolean connectionLost(SQLException e) {
         String state = e.getSQLState();
         return state == null || state.startsWith("08") || state.startsWith("57P")
-                || state.equals("25P03") || state.equals("25P04");
+                || state.equals("25P03") || state.equals("25P04") || state.equals(READ_ONLY);
     }
 
     /**

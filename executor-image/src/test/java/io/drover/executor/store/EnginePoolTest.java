@@ -136,6 +136,33 @@ class EnginePoolTest {
         }
     }
 
+    /**
+     * A connection to a server that takes only reads (after a failover, the old primary back as a
+     * replica, or stale DNS) refuses every write with 25006. That is not the row's fault: the
+     * engine counts the database unreachable (no job starts, outcomes wait, renewal failures
+     * start the quiet period) and the pool discards the connection, so the next one can reach the
+     * new primary. Here the session is made read-only as a replica's are.
+     */
+    @Test
+    void aConnectionThatTakesNoWritesIsCountedUnreachableAndDiscarded() throws Exception {
+        try (AgroalDataSource pool = enginePool(Duration.ofMinutes(1))) {
+            long first;
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                first = backendPid(c);
+                s.execute("set session characteristics as transaction read only");
+            }
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                assertThat(backendPid(c)).as("the same connection, unchecked").isEqualTo(first);
+                assertThatThrownBy(() -> s.execute("create table read_only_probe (i int)"))
+                        .isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("25006"))
+                        .satisfies(e -> assertThat(SqlErrors.unreachable(e)).as("unreachable for writes").isTrue())
+                        .satisfies(e -> assertThat(SqlErrors.worthRetrying(e)).as("to be tried again").isTrue());
+            }
+            assertThat(backendPid(pool)).as("the read-only connection was discarded").isNotEqualTo(first);
+        }
+    }
+
     @Test
     void aStatementTheDatabaseRefusesLeavesTheConnectionPooled() throws Exception {
         try (AgroalDataSource pool = enginePool(PooledDataSource.IDLE_VALIDATION)) {
