@@ -86,10 +86,9 @@ public final class ExecutorEngine implements AutoCloseable {
                 Math.max(settings.queueSize(), settings.completionBatchSize()), settings.acquireInterval(), sql, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
-        // Quiet period: two renewal rounds (plus the validation of a stale connection), so every
-        // live node renewed after an outage first.
+        // Quiet period: until every live node renewed after an outage (ExecutorSettings.sweepQuietPeriod).
         this.sweeper = new ExpiredLockSweeper(dataSource, maintenance, held, database, heartbeats, metrics,
-                settings.expiredLockSweepInterval(), settings.lockRenewInterval().multipliedBy(2).plusSeconds(5), node);
+                settings.expiredLockSweepInterval(), settings.sweepQuietPeriod(), node);
         this.session = new NodeSession(dataSource, sql, owner, acquirer::wakeUp, database, heartbeats, node);
         metrics.gauge("drover.queue.depth", "Jobs acquired and waiting for a worker", pool::queued);
         metrics.gauge("drover.queue.capacity", "The queueSize setting", pool::capacity);

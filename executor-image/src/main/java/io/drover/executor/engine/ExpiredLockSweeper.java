@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
  * moving repeat node-killers to dead letters ({@link LockMaintenance}).
  *
  * <p>It never sweeps a job this node still holds, and it holds back until the database has
- * answered it for a quiet period since its last failure, and after the node starts (two renewal
- * intervals, plus the 5 s a stale connection may take to be found out): when the database comes back
+ * answered it for a quiet period since its last failure, and after the node starts
+ * ({@code ExecutorSettings.sweepQuietPeriod}: long enough for a renewal that hung on a half-open
+ * connection to fail and the next one to succeed): when the database comes back
  * from an outage, every live node's locks have expired at once, and sweeping before the other
  * nodes had a chance to renew theirs would take their running jobs from them and run those jobs
  * twice. A node that starts just then (it waited for the database) saw no failure of its own,

@@ -22,6 +22,10 @@ class ExecutorSettingsTest {
                 .isEqualTo(halfExpiry.compareTo(Duration.ofSeconds(30)) < 0 ? halfExpiry : Duration.ofSeconds(30));
         assertThat(s.databaseTimeout()).as("lockExpiry / 2").isEqualTo(lockExpiry.dividedBy(2));
         assertThat(s.lease()).as("lockExpiry x 7/8").isEqualTo(lockExpiry.multipliedBy(7).dividedBy(8));
+        // A live node whose renewal hung on a half-open connection renews again by databaseTimeout
+        // plus one renewal interval after the outage: no node may sweep before that.
+        assertThat(s.sweepQuietPeriod()).as("quiet period").isGreaterThan(s.databaseTimeout().plus(s.lockRenewInterval()))
+                .isEqualTo(Duration.ofSeconds(65));
         assertThat(s.jobTimeout("any")).isEqualTo(Durations.parse("jobTimeout", SettingDefaults.JOB_TIMEOUT));
         assertThat(s.maxCrashes()).isEqualTo(Integer.parseInt(SettingDefaults.MAX_CRASHES));
     }
