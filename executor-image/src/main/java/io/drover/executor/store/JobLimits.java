@@ -19,6 +19,12 @@ public final class JobLimits {
     public static final Duration MAX_REPEAT = Duration.ofDays(100 * 365);
     /** Payload size in bytes (UTF-8), the same bound for the API and for rows written with SQL. */
     public static final int MAX_PAYLOAD_BYTES = 1_048_576;
+    /**
+     * The most a row's attempts, crashes and deferrals may count: far above what a node ever
+     * writes (attempts stop at maxAttempts, at most 1000 through the API; crashes at maxCrashes;
+     * deferrals at an hour's hand-backs), and far below the int's end, where adding one fails.
+     */
+    public static final int MAX_COUNTER = 1_000_000;
 
     private JobLimits() {
     }
@@ -40,6 +46,17 @@ public final class JobLimits {
             return Optional.of("must be between 1s and 100 years, got " + (long) seconds + "s");
         }
         return Optional.empty();
+    }
+
+    /** Why a row's counters are refused (written with plain SQL: the engine never writes such), or empty. */
+    public static Optional<String> countersProblem(int attempts, int crashes, int deferrals) {
+        return counterProblem("attempts", attempts).or(() -> counterProblem("crashes", crashes))
+                .or(() -> counterProblem("deferrals", deferrals));
+    }
+
+    private static Optional<String> counterProblem(String name, int value) {
+        return value < 0 || value > MAX_COUNTER
+                ? Optional.of(name + " must be between 0 and " + MAX_COUNTER + ", got " + value) : Optional.empty();
     }
 
     public static Optional<String> payloadProblem(long bytes) {

@@ -95,7 +95,7 @@ public final class JobSql {
                 + (skipLocked ? " for update skip locked" : "")
                 + ") update " + job + " j"
                 + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
-                + " version = j.version + 1"
+                + " version = " + nextVersion("j.version")
                 + " where j.ctid = any(array(select ctid from picked)) and j." + STILL_UNLOCKED
                 + " returning " + AcquiredJob.COLUMNS;
     }
@@ -119,7 +119,7 @@ public final class JobSql {
     public String claimCandidate() {
         return "update " + job
                 + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
-                + " version = version + 1"
+                + " version = " + nextVersion("version")
                 + " where ctid = ?::tid and id = ? and version = ? and " + STILL_UNLOCKED;
     }
 
@@ -179,7 +179,7 @@ public final class JobSql {
      * owner. Returns id, attempts, payload.
      */
     public String markStarted() {
-        return "update " + job + " set attempts = attempts + case when started_at is null then 1 else 0 end,"
+        return "update " + job + " set attempts = " + plusCapped("attempts", "case when started_at is null then 1 else 0 end") + ","
                 + " started_at = coalesce(started_at, now()), lock_expires_at = now() + ? * interval '1 millisecond'"
                 + " where id = any(?) and " + heldByThisNode("locked_by") + " returning id, attempts, payload";
     }
@@ -189,7 +189,7 @@ public final class JobSql {
      * Returns id, the attempt this run is, payload.
      */
     public String readPayloads() {
-        return "select id, attempts + 1, payload from " + job + " where id = any(?) and " + heldByThisNode("locked_by");
+        return "select id, " + plusCapped("attempts", "1") + ", payload from " + job + " where id = any(?) and " + heldByThisNode("locked_by");
     }
 
     // ---- Completion: one statement per kind of outcome, over arrays, each matching only rows
@@ -213,7 +213,7 @@ public final class JobSql {
      */
     public String nextSlotFailed() {
         return "update " + job + " j set " + nextSlotAssignments() + ", last_error = f.error,"
-                + " attempts = greatest(j.attempts + f.delta, 0)"
+                + " attempts = greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)"
                 + " from unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)"
                 + " where j.id = f.id and " + heldByThisNode("j.locked_by");
     }
@@ -225,7 +225,7 @@ public final class JobSql {
     private static String nextSlotAssignments() {
         return "due_at = j.due_at + j.repeat_interval"
                 + " * (floor(extract(epoch from (now() - j.due_at)) / extract(epoch from j.repeat_interval)) + 1),"
-                + " locked_by = null, lock_expires_at = null, started_at = null, version = j.version + 1";
+                + " locked_by = null, lock_expires_at = null, started_at = null, version = " + nextVersion("j.version");
     }
 
     /**
@@ -235,7 +235,7 @@ public final class JobSql {
     public String retry() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " attempts = greatest(j.attempts + f.delta, 0), version = j.version + 1"
+                + " attempts = greatest(" + plusCapped("j.attempts", "f.delta") + ", 0), version = " + nextVersion("j.version")
                 + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, delta)"
                 + " where j.id = f.id and " + heldByThisNode("j.locked_by");
     }
@@ -247,7 +247,7 @@ public final class JobSql {
     public String defer() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " deferrals = j.deferrals + 1, version = j.version + 1"
+                + " deferrals = " + plusCapped("j.deferrals", "1") + ", version = " + nextVersion("j.version")
                 + " from unnest(?::bigint[], ?::bigint[], ?::text[]) as f(id, delay, error)"
                 + " where j.id = f.id and " + heldByThisNode("j.locked_by");
     }
@@ -258,7 +258,8 @@ public final class JobSql {
      */
     public String deadLetter() {
         return moveToDeadLetters("unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)",
-                "j.id = f.id and " + heldByThisNode("j.locked_by"), "f.error", "greatest(j.attempts + f.delta, 0)", "j.crashes");
+                "j.id = f.id and " + heldByThisNode("j.locked_by"), "f.error",
+                "greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)", "j.crashes");
     }
 
     // ---- Lock maintenance and recovery: renew ours, release ours, recover the dead's.
@@ -274,7 +275,7 @@ public final class JobSql {
      * charged, nothing to give back. Parameters: ids (bigint[]), owner.
      */
     public String releaseUnstarted() {
-        return "update " + job + " set locked_by = null, lock_expires_at = null, version = version + 1"
+        return "update " + job + " set locked_by = null, lock_expires_at = null, version = " + nextVersion("version")
                 + " where id = any(?) and " + heldByThisNode("locked_by") + " and started_at is null";
     }
 
@@ -330,16 +331,16 @@ public final class JobSql {
     private RecoverySql recovery(int maxCrashes, String where, String order) {
         String page = "select id, started_at is not null as running from " + job + " where " + where
                 + " order by " + order + " limit " + RECOVERY_PAGE + " for update skip locked";
-        String crash = "j.crashes + 1";
+        String crash = plusCapped("j.crashes", "1");
         String poison = moveToDeadLetters("(" + page + ") x",
                 "j.id = x.id and j.started_at is not null and " + crash + " >= " + maxCrashes,
                 "'poison: ' || (" + crash + ") || ' executor nodes died while running it (the last: '"
                         + " || j.locked_by || ')'",
                 "greatest(j.attempts - 1, 0)", crash);
         String unlock = "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                + " suspect = true, version = j.version + 1,"
+                + " suspect = true, version = " + nextVersion("j.version") + ","
                 + " attempts = case when x.running then greatest(j.attempts - 1, 0) else j.attempts end,"
-                + " crashes = j.crashes + case when x.running then 1 else 0 end,"
+                + " crashes = " + plusCapped("j.crashes", "case when x.running then 1 else 0 end") + ","
                 + " last_error = case when x.running then 'node ' || j.locked_by || ' died while running it'"
                 + " || ' (crash ' || (" + crash + ") || ' of at most " + maxCrashes + ")' else j.last_error end"
                 + " from (" + page + ") x where j.id = x.id and (not x.running or " + crash + " < " + maxCrashes + ")"
@@ -510,5 +511,23 @@ public final class JobSql {
         return "insert into " + job
                 + " (type, payload, due_at, max_attempts, repeat_interval)"
                 + " values (?, ?, coalesce(?, now()), ?, ? * interval '1 millisecond')";
+    }
+
+    /**
+     * The next version of a row: wraps at the int's end instead of failing. A row written with
+     * plain SQL at version 2147483647 made every page that reached it fail with "integer out of
+     * range", on every node, for good; the optimistic check only compares versions for equality.
+     */
+    private static String nextVersion(String column) {
+        return column + " % 2147483647 + 1";
+    }
+
+    /**
+     * A counter plus a small delta (attempts, crashes, deferrals), capped below the int's end so
+     * a statement over many rows never fails on one row's counter; such a row is dead-lettered
+     * before it starts ({@code JobLimits.countersProblem}).
+     */
+    private static String plusCapped(String column, String delta) {
+        return "(least(" + column + ", 2147483646) + " + delta + ")";
     }
 }

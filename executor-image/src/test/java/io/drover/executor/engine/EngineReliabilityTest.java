@@ -107,6 +107,11 @@ class EngineReliabilityTest {
         jobs.execute("insert into {s}.job (type, payload, due_at) select 'record', '', '1700-01-01 00:00:00+00' from generate_series(1, 4)");
         jobs.execute("insert into {s}.job (type, payload, repeat_interval) values ('record', '', interval '1000 years')");
         jobs.execute("insert into {s}.job (type, payload) values ('record', repeat('x', 2000000))");
+        // Counters at the int's end: adding one to them failed every statement over their page
+        // (the acquisition's version, on every node, for good).
+        jobs.execute("insert into {s}.job (type, payload, version) values ('record', '', 2147483647)");
+        jobs.execute("insert into {s}.job (type, payload, attempts, max_attempts) values ('record', '', 2147483647, 2147483647)");
+        jobs.execute("insert into {s}.job (type, payload, crashes, suspect) values ('record', repeat('x', 20000), 2147483647, true)");
         jobs.enqueue(300, RecordingHandler.TYPE, "", 1);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2),
                 List.of(new RecordingHandler(db, schema, "in-jvm")))) {
@@ -115,13 +120,16 @@ class EngineReliabilityTest {
             jobs.enqueue(50, RecordingHandler.TYPE, "", 1);
             Jobs.await("later jobs still run", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
         }
-        assertThat(jobs.executions()).isEqualTo(350);
+        assertThat(jobs.executions()).as("the 350 and the row at the last version").isEqualTo(351);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where attempts = 0 and error like"
                 + " 'dueAt is out of range: must not be before 2000-01-01T00:00:00Z, got 1700-01-01T00:00:00Z'")).isEqualTo(4);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where error like"
                 + " 'repeat interval is out of range: must be between 1s and 100 years%'")).isEqualTo(1);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where error ="
                 + " 'payload is too large: must be at most 1048576 bytes, got 2000000'")).isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where error in"
+                + " ('a counter is out of range: attempts must be between 0 and 1000000, got 2147483647',"
+                + " 'a counter is out of range: crashes must be between 0 and 1000000, got 2147483647')")).isEqualTo(2);
     }
 
     @Test
