@@ -1,10 +1,12 @@
 package io.drover.executor.engine;
 
 import io.drover.executor.store.JobStarts;
+import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,18 @@ final class JobStarter {
     private record Request(HeldJobs.Lease lease, boolean mark, CompletableFuture<JobStarts.Started> result) {
         long id() {
             return lease.id();
+        }
+    }
+
+    /**
+     * The database refused to record a job's start: its row, not the connection, is the cause
+     * (a trigger that refuses it, a value the statement cannot take). The job must not run; its
+     * worker dead-letters it with this message.
+     */
+    static final class StartRefused extends RuntimeException {
+        StartRefused(Exception cause) {
+            super("the database refused to record its start: " + cause.getMessage().lines().findFirst().orElse("")
+                    + (cause instanceof SQLException s ? " (SQLState " + s.getSQLState() + ")" : ""), cause);
         }
     }
 
@@ -63,6 +77,8 @@ final class JobStarter {
      * Marks the job started (a suspect's watched run), or reads its payload (an ordinary job
      * with a large payload), and returns its attempt number and payload; null if this node no
      * longer holds its lock (the job must not run here).
+     *
+     * @throws StartRefused when the database refused this job's start
      */
     JobStarts.Started start(HeldJobs.Lease lease, boolean mark) throws InterruptedException {
         Request request = new Request(lease, mark, new CompletableFuture<>());
@@ -73,6 +89,9 @@ final class JobStarter {
             pending.remove(request); // not yet written: it never starts
             throw e;
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof StartRefused refused) {
+                throw refused;
+            }
             throw new IllegalStateException("start mark failed", e.getCause());
         }
     }
@@ -130,9 +149,29 @@ final class JobStarter {
             } catch (Exception e) {
                 database.failed(e);
                 problems.failed(e);
+                if (!SqlErrors.worthRetrying(e)) {
+                    refused(batch, e);
+                    return;
+                }
                 Thread.sleep(backoff);
                 backoff = Math.min(backoff * 2, maxBackoffMillis);
             }
+        }
+    }
+
+    /**
+     * The database refused the batch's statement, not the connection: some row of it cannot be
+     * marked or read. Retried as it is, the batch would hold up every later start on this node
+     * for good, its workers waiting, while this loop still beat. So each request is written
+     * alone, and one the database refuses alone fails ({@link StartRefused}).
+     */
+    private void refused(List<Request> batch, Exception e) throws InterruptedException {
+        if (batch.size() == 1) {
+            batch.getFirst().result().completeExceptionally(new StartRefused(e));
+            return;
+        }
+        for (Request r : List.copyOf(batch)) {
+            writeUntilDone(new ArrayList<>(List.of(r)));
         }
     }
 

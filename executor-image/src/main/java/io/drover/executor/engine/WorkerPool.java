@@ -243,6 +243,12 @@ final class WorkerPool {
             } finally {
                 pass.leave(); // no effect if the timeout watch left it for a worker it gave up
             }
+        } catch (JobStarter.StartRefused e) {
+            // Its row cannot be started (the database refused its start mark or payload read):
+            // it never ran, and never will; dead-lettered with the reason, at no cost.
+            if (!settled) {
+                settle(lease, new Outcome.DeadLetter(job, e.getMessage(), 0));
+            }
         } catch (InterruptedException e) {
             // Shutdown interrupted a wait before the job ran: it is given back, at no cost.
             Thread.currentThread().interrupt();

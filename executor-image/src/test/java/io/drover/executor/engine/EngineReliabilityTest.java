@@ -352,6 +352,35 @@ class EngineReliabilityTest {
         }
     }
 
+    /**
+     * A start mark the database refuses (here a trigger refuses one suspect's) is that row's
+     * problem: the starter wrote the whole batch again and again, so every later suspect and
+     * large payload on the node waited for good while its loop still beat. Now the batch is
+     * written row by row, the refused row is dead-lettered with the reason, the others run.
+     */
+    @Test
+    void aStartTheDatabaseRefusesIsDeadLetteredWithoutHoldingUpTheOthers() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.no_cursed_start() returns trigger language plpgsql as $$ begin"
+                + " if new.payload = 'cursed' and new.started_at is not null and old.started_at is null then"
+                + " raise exception 'cursed rows never start'; end if; return new; end $$");
+        jobs.execute("create trigger no_cursed_start before update on {s}.job for each row execute function {s}.no_cursed_start()");
+        // Suspects (a node died holding them) start with a start mark, in batches.
+        jobs.execute("insert into {s}.job (type, payload, suspect) values ('noop', 'cursed', true)");
+        jobs.execute("insert into {s}.job (type, payload, suspect) select 'noop', 'fine', true from generate_series(1, 20)");
+        jobs.enqueue(300, NoopHandler.TYPE, "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(4), List.of(new NoopHandler()))) {
+            Jobs.await("every job handled", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            jobs.execute("insert into {s}.job (type, payload, suspect) select 'noop', 'later', true from generate_series(1, 5)");
+            Jobs.await("later suspects still start", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.stuck()).isEmpty();
+        }
+        assertThat(jobs.count("select count(*) from {s}.dead_letter")).as("only the cursed one").isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where payload = 'cursed' and attempts = 0 and error like"
+                + " 'the database refused to record its start: ERROR: cursed rows never start%(SQLState P0001)'")).isEqualTo(1);
+    }
+
     @Test
     void anOutcomeTheDatabaseRefusesIsDeadLetteredWithoutHoldingUpTheOthers() throws Exception {
         String schema = TestDatabase.freshSchema(db);
