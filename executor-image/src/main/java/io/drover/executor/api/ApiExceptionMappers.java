@@ -1,8 +1,13 @@
 package io.drover.executor.api;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
@@ -11,6 +16,7 @@ import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -30,9 +36,50 @@ public class ApiExceptionMappers {
                 ? m.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                         .collect(Collectors.joining(".")).replace(".[", "[")
                 : "body";
-        String reason = e.getOriginalMessage();
+        String reason = reason(e);
         return json(Response.Status.BAD_REQUEST,
                 new ApiError("invalid JSON: " + field + ": " + reason, List.of(new FieldError(field, reason))));
+    }
+
+    /**
+     * What is wrong, in the API's words: Jackson's own messages name Java classes and its
+     * parser's internals ("Cannot deserialize value of type `java.lang.Integer`", "[Source:
+     * REDACTED ...]"), which are no answer for a client.
+     */
+    static String reason(JsonProcessingException e) {
+        if (e instanceof UnrecognizedPropertyException u) {
+            return "is not a field here; the fields are " + u.getKnownPropertyIds().stream().map(String::valueOf)
+                    .sorted().collect(Collectors.joining(", "));
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof StreamConstraintsException) {
+                return "is beyond the limits of a request (nesting depth, or the length of a number or a string)";
+            }
+            if (t instanceof InputCoercionException) {
+                return "is a number out of range";
+            }
+        }
+        if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
+            return "must be " + kind(m.getTargetType());
+        }
+        if (e instanceof JsonParseException) {
+            JsonLocation at = e.getLocation();
+            return "is not valid JSON" + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
+        }
+        return "is not a value of the expected kind";
+    }
+
+    private static String kind(Class<?> type) {
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "a whole number";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        }
+        return "an object";
     }
 
     /** Unknown field, wrong type: more specific than JsonProcessingException, and Quarkus maps it by default. */

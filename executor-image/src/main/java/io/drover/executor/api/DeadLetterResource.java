@@ -14,6 +14,9 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.sql.SQLException;
@@ -36,18 +39,18 @@ public class DeadLetterResource {
 
     @GET
     @Operation(summary = "Dead letters by id; page with afterId = the last id of the previous page")
-    public List<JobQueries.DeadLetterView> list(@QueryParam("afterId") @DefaultValue("0") long afterId,
-                                                @QueryParam("limit") @DefaultValue("100") int limit) throws SQLException {
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new InvalidRequestException(List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE + ", got " + limit)));
-        }
-        return queries.deadLetters(afterId, limit);
+    public List<JobQueries.DeadLetterView> list(@Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int64")) @QueryParam("afterId") @DefaultValue("0") String afterId,
+                                                @Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int32")) @QueryParam("limit") @DefaultValue("100") String limit) throws SQLException {
+        long after = RequestNumbers.query("afterId", afterId, Long.MIN_VALUE, Long.MAX_VALUE);
+        int page = (int) RequestNumbers.query("limit", limit, 1, MAX_PAGE);
+        return queries.deadLetters(after, page);
     }
 
     @POST
     @Path("/{id}/retry")
     @Operation(summary = "Move a dead letter back to the jobs, due now, with fresh attempts")
-    public Map<String, Object> retry(@PathParam("id") long id) throws SQLException {
+    public Map<String, Object> retry(@Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int64")) @PathParam("id") String idText) throws SQLException {
+        long id = RequestNumbers.id(idText, "dead letter");
         if (!queries.retryDeadLetter(id)) {
             throw new NotFoundException("no dead letter with id " + id);
         }
@@ -58,7 +61,8 @@ public class DeadLetterResource {
     @DELETE
     @Path("/{id}")
     @Operation(summary = "Delete a dead letter for good")
-    public Response delete(@PathParam("id") long id) throws SQLException {
+    public Response delete(@Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int64")) @PathParam("id") String idText) throws SQLException {
+        long id = RequestNumbers.id(idText, "dead letter");
         if (!queries.deleteDeadLetter(id)) {
             throw new NotFoundException("no dead letter with id " + id);
         }

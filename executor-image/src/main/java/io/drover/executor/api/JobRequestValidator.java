@@ -17,6 +17,8 @@ import java.util.List;
 /** Turns API requests into jobs, collecting every field error (with its path) before any write. */
 final class JobRequestValidator {
     static final int MAX_TYPE_LENGTH = 200;
+    /** PostgreSQL's text cannot hold it: refused here, naming the field, not by the database. */
+    private static final String NUL = "must not contain the NUL character (\\u0000), which PostgreSQL text cannot hold";
     /** The API takes what a node may default to: one limit (SettingLimits). */
     static final int MAX_ATTEMPTS = SettingLimits.MAX_ATTEMPTS;
 
@@ -67,9 +69,13 @@ final class JobRequestValidator {
             errors.add(new FieldError(path + "type", "is required"));
         } else if (type.length() > MAX_TYPE_LENGTH) {
             errors.add(new FieldError(path + "type", "must be at most " + MAX_TYPE_LENGTH + " characters"));
+        } else if (type.indexOf('\u0000') >= 0) {
+            errors.add(new FieldError(path + "type", NUL));
         }
         String payload = payloadText(r.payload());
-        if (payload != null) {
+        if (payload != null && payload.indexOf('\u0000') >= 0) {
+            errors.add(new FieldError(path + "payload", NUL));
+        } else if (payload != null) {
             JobLimits.payloadProblem(payload.getBytes(StandardCharsets.UTF_8).length)
                     .ifPresent(p -> errors.add(new FieldError(path + "payload", p)));
         }

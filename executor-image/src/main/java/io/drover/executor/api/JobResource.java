@@ -16,6 +16,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.net.URI;
@@ -67,7 +70,8 @@ public class JobResource {
     @GET
     @Path("/{id}")
     @Operation(summary = "A job, a timer or a dead letter by id")
-    public JobQueries.JobView get(@PathParam("id") long id) throws SQLException {
+    public JobQueries.JobView get(@Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int64")) @PathParam("id") String idText) throws SQLException {
+        long id = RequestNumbers.id(idText, "job or dead letter");
         return queries.find(id).orElseThrow(() -> new NotFoundException("no job or dead letter with id " + id
                 + " (a job that completed is deleted)"));
     }
