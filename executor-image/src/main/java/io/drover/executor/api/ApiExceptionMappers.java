@@ -23,6 +23,8 @@ import java.util.stream.Collectors;
 /** Every API error is JSON: {"message": ..., "errors": [{"field": ..., "message": ...}]}. */
 public class ApiExceptionMappers {
     private static final Logger LOG = Logger.getLogger(ApiExceptionMappers.class);
+    /** What a 503 asks a client to wait: about a failed-over database's first seconds back. */
+    static final String RETRY_AFTER_SECONDS = "5";
 
     @ServerExceptionMapper
     public Response invalid(InvalidRequestException e) {
@@ -117,7 +119,10 @@ public class ApiExceptionMappers {
                     + " (SQLState " + state + ")"));
         }
         LOG.warnf("API call failed on the database (SQLState %s): %s", state, e.getMessage());
-        return json(Response.Status.SERVICE_UNAVAILABLE, ApiError.of("the database is unavailable; try again later"));
+        // Retry-After: a client's HTTP library backs off by it instead of retrying at once.
+        return Response.status(Response.Status.SERVICE_UNAVAILABLE).type(MediaType.APPLICATION_JSON)
+                .header("Retry-After", RETRY_AFTER_SECONDS)
+                .entity(ApiError.of("the database is unavailable; try again later")).build();
     }
 
     /**

@@ -16,6 +16,7 @@ class ApiExceptionMappersTest {
         Response r = mappers.database(new SQLException("FATAL: password authentication failed for user \"drover\"", "28P01"));
         assertThat(r.getStatus()).isEqualTo(503);
         assertThat(message(r)).isEqualTo("the database is unavailable; try again later");
+        assertThat(r.getHeaderString("Retry-After")).as("a client backs off by it").isEqualTo("5");
     }
 
     @Test
