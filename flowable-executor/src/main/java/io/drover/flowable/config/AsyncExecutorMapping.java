@@ -1,5 +1,6 @@
 package io.drover.flowable.config;
 
+import io.drover.contract.SettingLimits;
 import org.flowable.common.engine.impl.history.HistoryLevel;
 import org.flowable.engine.impl.cfg.ProcessEngineConfigurationImpl;
 import org.flowable.job.service.impl.asyncexecutor.AsyncJobExecutorConfiguration;
@@ -38,27 +39,31 @@ public final class AsyncExecutorMapping {
     public static AsyncExecutorMapping of(FlowableSettings s) {
         List<String> problems = new ArrayList<>();
         boolean global = false;
-        switch (s.lockMode()) {
-            case "Global" -> global = true;
-            case "Optimistic" -> global = false;
-            case "SkipLocked" -> problems.add("lockMode SkipLocked is not available with the Flowable engine (Flowable has no"
+        // Any case, as the Drover executor reads it (DROVER_LOCKMODE=global outside the operator).
+        switch (s.lockMode().toLowerCase(java.util.Locale.ROOT)) {
+            case "global" -> global = true;
+            case "optimistic" -> global = false;
+            case "skiplocked" -> problems.add("lockMode SkipLocked is not available with the Flowable engine (Flowable has no"
                     + " SKIP LOCKED acquisition): use Global (Flowable's global acquire lock) or Optimistic");
             default -> problems.add("lockMode must be Global or Optimistic for the Flowable engine, got '" + s.lockMode() + "'");
         }
-        atLeast(problems, "threads", s.threads(), 1);
-        atLeast(problems, "queueSize", s.queueSize(), 1);
-        atLeast(problems, "acquirePageSize", s.acquirePageSize(), 1);
+        // The ranges the CRD allows (SettingLimits), as the Drover executor checks them.
+        between(problems, "threads", s.threads(), 1, SettingLimits.MAX_THREADS);
+        between(problems, "queueSize", s.queueSize(), 1, SettingLimits.MAX_QUEUE_SIZE);
+        between(problems, "acquirePageSize", s.acquirePageSize(), 1, SettingLimits.MAX_ACQUIRE_PAGE_SIZE);
         if (s.acquirePageSize() > s.queueSize()) {
             problems.add("acquirePageSize (" + s.acquirePageSize() + ") must not exceed queueSize (" + s.queueSize() + ")");
         }
-        atLeast(problems, "maxAttempts", s.maxAttempts(), 1);
+        between(problems, "maxAttempts", s.maxAttempts(), 1, SettingLimits.MAX_ATTEMPTS);
         positive(problems, "acquireInterval", s.acquireInterval());
         positive(problems, "globalLockWaitTime", s.globalLockWaitTime());
         positive(problems, "globalLockPollInterval", s.globalLockPollInterval());
         positive(problems, "globalLockMaxHold", s.globalLockMaxHold());
         if (s.lockExpiry().compareTo(Duration.ofSeconds(4)) < 0) {
-            problems.add("lockExpiry must be at least 4s, got " + s.lockExpiry());
+            problems.add("lockExpiry must be at least " + SettingLimits.MIN_LOCK_EXPIRY + ", got " + s.lockExpiry());
         }
+        atMost(problems, "lockExpiry", s.lockExpiry(), SettingLimits.MAX_LOCK_EXPIRY);
+        atMost(problems, "globalLockMaxHold", s.globalLockMaxHold(), SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
         if (s.retryBackoff().compareTo(Duration.ofSeconds(1)) < 0) {
             problems.add("retryBackoff must be at least 1s for the Flowable engine (it waits whole seconds), got " + s.retryBackoff());
         }
@@ -128,9 +133,16 @@ public final class AsyncExecutorMapping {
         a.setUnlockOwnedJobs(true);
     }
 
-    private static void atLeast(List<String> problems, String name, int value, int min) {
-        if (value < min) {
-            problems.add(name + " must be at least " + min + ", got " + value);
+    private static void between(List<String> problems, String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            problems.add(name + " must be between " + min + " and " + max + ", got " + value);
+        }
+    }
+
+    /** {@code max} as SettingLimits gives it: a number and one unit ("24h"), which ISO-8601 reads after "PT". */
+    private static void atMost(List<String> problems, String name, Duration value, String max) {
+        if (value.compareTo(Duration.parse("PT" + max.toUpperCase(java.util.Locale.ROOT))) > 0) {
+            problems.add(name + " must be at most " + max + ", got " + value);
         }
     }
 

@@ -78,10 +78,24 @@ class AsyncExecutorMappingTest {
                 "drover.flowable.historyLevel", "everything"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("lockMode must be Global or Optimistic")
-                .hasMessageContaining("threads must be at least 1")
+                .hasMessageContaining("threads must be between 1 and 4096, got 0")
                 .hasMessageContaining("acquirePageSize (16) must not exceed queueSize (8)")
                 .hasMessageContaining("schema must be")
                 .hasMessageContaining("flowable.historyLevel");
+    }
+
+    @Test
+    void theCrdsRangesAndAnyCaseOfLockModeAsTheDroverExecutorReadsThem() {
+        assertThat(AsyncExecutorMapping.of(settings(Map.of("drover.lockMode", "global"))).globalAcquireLock()).isTrue();
+        assertThatThrownBy(() -> AsyncExecutorMapping.of(settings(Map.of("drover.lockMode", "skiplocked"))))
+                .hasMessageContaining("lockMode SkipLocked is not available");
+        assertThatThrownBy(() -> AsyncExecutorMapping.of(settings(Map.of("drover.lockMode", "Global", "drover.threads", "5000",
+                "drover.maxAttempts", "2000", "drover.lockExpiry", "25h", "drover.globalLockMaxHold", "48h"))))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("threads must be between 1 and 4096, got 5000")
+                .hasMessageContaining("maxAttempts must be between 1 and 1000, got 2000")
+                .hasMessageContaining("lockExpiry must be at most 24h, got PT25H")
+                .hasMessageContaining("globalLockMaxHold must be at most 24h, got PT48H");
     }
 
     static FlowableSettings settings(Map<String, String> values) {
