@@ -78,6 +78,11 @@ final class JobStarter {
      * with a large payload), and returns its attempt number and payload; null if this node no
      * longer holds its lock (the job must not run here).
      *
+     * <p>Interrupted (a shutdown past its grace period) before the request was taken into a
+     * batch, it throws at once: nothing was written. Once taken, the mark may commit and charge
+     * an attempt: it waits for the batch's answer and returns it with the interrupt still set,
+     * so the caller knows the charge to give back and does not run the job.
+     *
      * @throws StartRefused when the database refused this job's start
      */
     JobStarts.Started start(HeldJobs.Lease lease, boolean mark) throws InterruptedException {
@@ -86,14 +91,35 @@ final class JobStarter {
         try {
             return request.result().get();
         } catch (InterruptedException e) {
-            pending.remove(request); // not yet written: it never starts
-            throw e;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof StartRefused refused) {
-                throw refused;
+            if (pending.remove(request)) {
+                throw e; // not yet written: it never starts
             }
-            throw new IllegalStateException("start mark failed", e.getCause());
+            return answerOf(request);
+        } catch (ExecutionException e) {
+            throw failure(e);
         }
+    }
+
+    /** The batch's answer, waited for whatever interrupts come (the loop answers every batch, at the latest when it stops). */
+    private static JobStarts.Started answerOf(Request request) {
+        try {
+            while (true) {
+                try {
+                    return request.result().get();
+                } catch (InterruptedException again) {
+                    // keep waiting: the interrupt is restored on the way out
+                } catch (ExecutionException e) {
+                    throw failure(e);
+                }
+            }
+        } finally {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static RuntimeException failure(ExecutionException e) {
+        return e.getCause() instanceof StartRefused refused ? refused
+                : new IllegalStateException("start mark failed", e.getCause());
     }
 
     private void run() {

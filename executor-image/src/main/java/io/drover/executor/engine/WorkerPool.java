@@ -206,6 +206,11 @@ final class WorkerPool {
                     return;
                 }
                 marked = watched;
+                if (Thread.currentThread().isInterrupted()) {
+                    // Shut down while its start was being written (JobStarter.start): not run; the
+                    // handler below gives back what the mark charged.
+                    throw new InterruptedException("shut down as it started");
+                }
                 if (!held.valid(lease)) {
                     // The database confirmed the lock, but the lease lapsed meanwhile (renewals
                     // failing): not run here, handed back, its start mark's charge given back.
