@@ -16,6 +16,8 @@ public final class SettingLimits {
     /** Also the most a job may ask for through the API: a node's default must be a value the API accepts. */
     public static final int MAX_ATTEMPTS = 1000;
     public static final int MAX_CRASHES = 100;
+    /** The shortest duration of any setting: the engine sleeps and polls in milliseconds. */
+    public static final String MIN_DURATION = "1ms";
     /** Locks are renewed every lockExpiry/4; below a second of renewal period a slow round trip could let a live node's locks lapse. */
     public static final String MIN_LOCK_EXPIRY = "4s";
     /**

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import static io.drover.contract.SettingChecks.between;
+
 /**
  * Everything that tunes one executor node. The component names are the setting names used
  * everywhere (executor config {@code drover.<name>}, env {@code DROVER_<NAME>}, the
@@ -41,9 +43,6 @@ public record ExecutorSettings(
     // At most 50 characters: the notification channel "drover_<schema>" must fit PostgreSQL's
     // 63-byte identifier limit.
     private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,49}");
-    /** Go's longest duration, the most a Kubernetes duration field can hold. */
-    private static final String LONGEST_TEXT = "2562047h";
-    private static final Duration LONGEST = Duration.ofHours(2562047);
 
     public ExecutorSettings {
         List<String> errors = new ArrayList<>();
@@ -68,7 +67,7 @@ public record ExecutorSettings(
         positive(errors, "acquireInterval", acquireInterval);
         positive(errors, "globalLockWaitTime", globalLockWaitTime);
         positive(errors, "globalLockPollInterval", globalLockPollInterval);
-        between(errors, "globalLockMaxHold", globalLockMaxHold, "1ms", SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
+        between(errors, "globalLockMaxHold", globalLockMaxHold, SettingLimits.MIN_DURATION, SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
         between(errors, "lockExpiry", lockExpiry, SettingLimits.MIN_LOCK_EXPIRY, SettingLimits.MAX_LOCK_EXPIRY);
         positive(errors, "retryBackoff", retryBackoff);
         positive(errors, "retryBackoffMax", retryBackoffMax);
@@ -92,12 +91,6 @@ public record ExecutorSettings(
         }
     }
 
-    private static void between(List<String> errors, String name, int value, int min, int max) {
-        if (value < min || value > max) {
-            errors.add(name + " must be between " + min + " and " + max + ", got " + value);
-        }
-    }
-
     /**
      * At least a millisecond: the engine sleeps and polls in milliseconds, so a shorter
      * duration rounds to zero (an acquireInterval of 0.5ms would make the acquirer wait forever).
@@ -105,18 +98,7 @@ public record ExecutorSettings(
      * deadlines in nanoseconds, which a longer one would overflow.
      */
     private static void positive(List<String> errors, String name, Duration value) {
-        between(errors, name, value, "1ms", null);
-    }
-
-    /** {@code max} null: up to the longest Kubernetes duration. */
-    private static void between(List<String> errors, String name, Duration value, String min, String max) {
-        Duration low = Durations.parse(name, min);
-        Duration high = max == null ? LONGEST : Durations.parse(name, max);
-        if (value == null || value.compareTo(low) < 0) {
-            errors.add(name + " must be at least " + min + ", got " + value);
-        } else if (value.compareTo(high) > 0) {
-            errors.add(name + " must be at most " + (max == null ? LONGEST_TEXT : max) + ", got " + value);
-        }
+        between(errors, name, value, SettingLimits.MIN_DURATION, null);
     }
 
     /** The jobTimeout of a job type: its own entry in jobTimeouts, else jobTimeout. */

@@ -63,7 +63,7 @@ final class JobRunner {
         if (job.recurring() && (problem = JobLimits.repeatProblem(job.repeatSeconds())).isPresent()) {
             return new Outcome.DeadLetter(job, "repeat interval is out of range: " + problem.get(), 0);
         }
-        if ((problem = JobLimits.countersProblem(job.attempts(), job.crashes(), job.deferrals())).isPresent()) {
+        if ((problem = JobLimits.countersProblem(job.recurring(), job.attempts(), job.crashes(), job.deferrals())).isPresent()) {
             return new Outcome.DeadLetter(job, "a counter is out of range: " + problem.get(), 0);
         }
         if ((problem = JobLimits.payloadProblem(job.payloadBytes())).isPresent()) {

@@ -175,7 +175,7 @@ final class JobStarter {
             } catch (Exception e) {
                 database.failed(e);
                 problems.failed(e);
-                if (!SqlErrors.worthRetrying(e)) {
+                if (SqlErrors.rowRefused(e)) {
                     refused(batch, e);
                     return;
                 }
@@ -186,10 +186,12 @@ final class JobStarter {
     }
 
     /**
-     * The database refused the batch's statement, not the connection: some row of it cannot be
-     * marked or read. Retried as it is, the batch would hold up every later start on this node
-     * for good, its workers waiting, while this loop still beat. So each request is written
-     * alone, and one the database refuses alone fails ({@link StartRefused}).
+     * The database refused the batch's statement for a row's sake ({@link SqlErrors#rowRefused}):
+     * some row of it cannot be marked or read. Retried as it is, the batch would hold up every
+     * later start on this node for good, its workers waiting, while this loop still beat. So each
+     * request is written alone, and one the database refuses alone fails ({@link StartRefused}).
+     * Any other failure (the database away, a permission revoked) is retried with back-off: no
+     * row is to blame, and the other loops fail alike, which health reports.
      */
     private void refused(List<Request> batch, Exception e) throws InterruptedException {
         if (batch.size() == 1) {

@@ -1,8 +1,8 @@
 package io.drover.executor.service;
 
+import io.drover.contract.SettingChecks;
 import io.drover.contract.SettingLimits;
 import io.drover.executor.acquire.LockMode;
-import io.drover.executor.config.Durations;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.config.InvalidSettingsException;
 import io.drover.executor.config.JobTimeouts;
@@ -53,9 +53,7 @@ final class SettingsFactory {
         }
         // Not an engine setting, but refused as the CRD refuses it: a node given 0s would give up
         // on its database at the first refused connection.
-        if (c.startupTimeout().compareTo(Durations.parse("startupTimeout", SettingLimits.MIN_STARTUP_TIMEOUT)) < 0) {
-            problems.add("startupTimeout must be at least " + SettingLimits.MIN_STARTUP_TIMEOUT + ", got " + c.startupTimeout());
-        }
+        SettingChecks.between(problems, "startupTimeout", c.startupTimeout(), SettingLimits.MIN_STARTUP_TIMEOUT, null);
         try {
             ExecutorSettings settings = b.build();
             if (problems.isEmpty()) {

@@ -21,8 +21,10 @@ public final class JobLimits {
     public static final int MAX_PAYLOAD_BYTES = 1_048_576;
     /**
      * The most a row's attempts, crashes and deferrals may count: far above what a node ever
-     * writes (attempts stop at maxAttempts, at most 1000 through the API; crashes at maxCrashes;
-     * deferrals at an hour's hand-backs), and far below the int's end, where adding one fails.
+     * writes for a one-off job (attempts stop at maxAttempts, at most 1000 through the API; crashes
+     * at maxCrashes; deferrals at an hour's hand-backs), and far below the int's end. A recurring
+     * timer's attempts count its consecutive failures without end (a failing timer keeps its grid),
+     * so they are not held to it: the engine's statements cap them instead.
      */
     public static final int MAX_COUNTER = 1_000_000;
 
@@ -48,10 +50,13 @@ public final class JobLimits {
         return Optional.empty();
     }
 
-    /** Why a row's counters are refused (written with plain SQL: the engine never writes such), or empty. */
-    public static Optional<String> countersProblem(int attempts, int crashes, int deferrals) {
-        return counterProblem("attempts", attempts).or(() -> counterProblem("crashes", crashes))
-                .or(() -> counterProblem("deferrals", deferrals));
+    /**
+     * Why a row's counters are refused (written with plain SQL: the engine never writes such), or
+     * empty. A recurring timer's attempts are not checked ({@link #MAX_COUNTER}).
+     */
+    public static Optional<String> countersProblem(boolean recurring, int attempts, int crashes, int deferrals) {
+        return (recurring ? Optional.<String>empty() : counterProblem("attempts", attempts))
+                .or(() -> counterProblem("crashes", crashes)).or(() -> counterProblem("deferrals", deferrals));
     }
 
     private static Optional<String> counterProblem(String name, int value) {

@@ -336,10 +336,10 @@ public final class JobSql {
                 "j.id = x.id and j.started_at is not null and " + crash + " >= " + maxCrashes,
                 "'poison: ' || (" + crash + ") || ' executor nodes died while running it (the last: '"
                         + " || j.locked_by || ')'",
-                "greatest(j.attempts - 1, 0)", crash);
+                "greatest(j.attempts, 1) - 1", crash);
         String unlock = "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " suspect = true, version = " + nextVersion("j.version") + ","
-                + " attempts = case when x.running then greatest(j.attempts - 1, 0) else j.attempts end,"
+                + " attempts = case when x.running then greatest(j.attempts, 1) - 1 else j.attempts end,"
                 + " crashes = " + plusCapped("j.crashes", "case when x.running then 1 else 0 end") + ","
                 + " last_error = case when x.running then 'node ' || j.locked_by || ' died while running it'"
                 + " || ' (crash ' || (" + crash + ") || ' of at most " + maxCrashes + ")' else j.last_error end"

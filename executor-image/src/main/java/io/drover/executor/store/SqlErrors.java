@@ -44,6 +44,20 @@ public final class SqlErrors {
     }
 
     /**
+     * Failures that are a row's own, whatever the node or the moment: a value the statement
+     * cannot take (22, data exception: a counter out of range), a constraint (23), a trigger or
+     * routine that refuses it (09, 27, 2F, 38, 39, P0: a user's trigger raising). Writing the same
+     * row again fails again; other rows are not concerned. Not the node's trouble (42: a revoked
+     * permission, a missing table; 58 and XX: the server's own failure), which no row is to blame for.
+     */
+    public static boolean rowRefused(Throwable e) {
+        String state = sqlState(e);
+        return state != null && ROW_CLASSES.contains(state.substring(0, 2));
+    }
+
+    private static final Set<String> ROW_CLASSES = Set.of("22", "23", "09", "27", "2F", "38", "39", "P0");
+
+    /**
      * Whether a failure leaves its connection unusable, for the pool to discard it: connection
      * errors (08: the I/O error of a socket timeout or a reset among them), the server ending the
      * session (57P01-57P03 as it shuts down, terminates the backend or restarts; 25P03 and 25P04

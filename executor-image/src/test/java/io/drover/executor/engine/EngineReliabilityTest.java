@@ -286,15 +286,21 @@ class EngineReliabilityTest {
         Jobs jobs = new Jobs(db, schema);
         jobs.execute("insert into {s}.job (type, payload, max_attempts, repeat_interval, due_at)"
                 + " values ('record', 'fail', 1, interval '2 seconds', date_trunc('second', now()))");
+        // One that has failed for ages: its consecutive failures are past any one-off job's
+        // counter limit (JobLimits.MAX_COUNTER), at the int's end; still never ended by them.
+        jobs.execute("insert into {s}.job (type, payload, max_attempts, repeat_interval, attempts)"
+                + " values ('record', 'fail', 1, interval '1 second', 2147483646)");
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s,
                 List.of(new RecordingHandler(db, schema, "in-jvm")))) {
             Jobs.await("three failed runs", Duration.ofSeconds(30),
-                    () -> jobs.count("select attempts from {s}.job") >= 3);
+                    () -> jobs.count("select attempts from {s}.job where repeat_interval = interval '2 seconds'") >= 3);
         }
         assertThat(jobs.deadLetters()).isZero();
+        assertThat(jobs.count("select attempts from {s}.job where repeat_interval = interval '1 second'"))
+                .as("counted up to the int's end and held there").isEqualTo(Integer.MAX_VALUE);
         // Still on its grid: whole seconds, an even number of them after its first slot.
         assertThat(jobs.count("select count(*) from {s}.job where last_error like '%failing as asked%'"
-                + " and mod((extract(epoch from due_at) - extract(epoch from date_trunc('second', created_at)))::numeric, 2) = 0"
+                + " and repeat_interval = interval '2 seconds' and mod((extract(epoch from due_at) - extract(epoch from date_trunc('second', created_at)))::numeric, 2) = 0"
                 + " and due_at > now()")).isEqualTo(1);
     }
 

@@ -195,7 +195,7 @@ class FailureHandlingTest {
                 + " where id > (select min(id) from {s}.job)");
         jobs.execute("update {s}.job set crashes = 2 where id = (select max(id) from {s}.job)");
         long poison = jobs.count("select max(id) from {s}.job");
-        // lockExpiry 4 s: a starting node's first sweep waits two renewal intervals (2 s).
+        // lockExpiry 4 s: a starting node's first sweep waits its quiet period (9 s: sweepQuietPeriod).
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)),
                 List.of(new RecordingHandler(db, schema, "in-jvm")))) {
             Jobs.await("all recovered", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import static io.drover.contract.SettingChecks.between;
+
 /**
  * The ExecutorCluster settings as Flowable's async executor properties: the one place that
  * says what each setting means for this engine (docs/engines.md shows the same table).
@@ -55,15 +57,14 @@ public final class AsyncExecutorMapping {
             problems.add("acquirePageSize (" + s.acquirePageSize() + ") must not exceed queueSize (" + s.queueSize() + ")");
         }
         between(problems, "maxAttempts", s.maxAttempts(), 1, SettingLimits.MAX_ATTEMPTS);
-        positive(problems, "acquireInterval", s.acquireInterval());
-        positive(problems, "globalLockWaitTime", s.globalLockWaitTime());
-        positive(problems, "globalLockPollInterval", s.globalLockPollInterval());
-        positive(problems, "globalLockMaxHold", s.globalLockMaxHold());
-        if (s.lockExpiry().compareTo(Duration.ofSeconds(4)) < 0) {
-            problems.add("lockExpiry must be at least " + SettingLimits.MIN_LOCK_EXPIRY + ", got " + s.lockExpiry());
-        }
-        atMost(problems, "lockExpiry", s.lockExpiry(), SettingLimits.MAX_LOCK_EXPIRY);
-        atMost(problems, "globalLockMaxHold", s.globalLockMaxHold(), SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
+        between(problems, "acquireInterval", s.acquireInterval(), SettingLimits.MIN_DURATION, null);
+        between(problems, "globalLockWaitTime", s.globalLockWaitTime(), SettingLimits.MIN_DURATION, null);
+        between(problems, "globalLockPollInterval", s.globalLockPollInterval(), SettingLimits.MIN_DURATION, null);
+        between(problems, "globalLockMaxHold", s.globalLockMaxHold(), SettingLimits.MIN_DURATION,
+                SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
+        between(problems, "lockExpiry", s.lockExpiry(), SettingLimits.MIN_LOCK_EXPIRY, SettingLimits.MAX_LOCK_EXPIRY);
+        between(problems, "shutdownGracePeriod", s.shutdownGracePeriod(), SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD, null);
+        between(problems, "startupTimeout", s.startupTimeout(), SettingLimits.MIN_STARTUP_TIMEOUT, null);
         if (s.retryBackoff().compareTo(Duration.ofSeconds(1)) < 0) {
             problems.add("retryBackoff must be at least 1s for the Flowable engine (it waits whole seconds), got " + s.retryBackoff());
         }
@@ -131,25 +132,6 @@ public final class AsyncExecutorMapping {
         // A stable owner (the pod name) lets a restarted node free the jobs its predecessor held.
         a.setLockOwner(owner);
         a.setUnlockOwnedJobs(true);
-    }
-
-    private static void between(List<String> problems, String name, int value, int min, int max) {
-        if (value < min || value > max) {
-            problems.add(name + " must be between " + min + " and " + max + ", got " + value);
-        }
-    }
-
-    /** {@code max} as SettingLimits gives it: a number and one unit ("24h"), which ISO-8601 reads after "PT". */
-    private static void atMost(List<String> problems, String name, Duration value, String max) {
-        if (value.compareTo(Duration.parse("PT" + max.toUpperCase(java.util.Locale.ROOT))) > 0) {
-            problems.add(name + " must be at most " + max + ", got " + value);
-        }
-    }
-
-    private static void positive(List<String> problems, String name, Duration value) {
-        if (value.isNegative() || value.isZero()) {
-            problems.add(name + " must be positive, got " + value);
-        }
     }
 
     /**

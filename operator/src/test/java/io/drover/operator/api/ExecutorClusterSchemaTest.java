@@ -107,6 +107,7 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
             engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 8 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
+            retryBackoff: 15m                           | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax (executor default 10m)
             lockExpiry: 25h                             | spec.lockExpiry: Invalid value: "string": lockExpiry must be at most 24h
             globalLockMaxHold: 48h                      | spec.globalLockMaxHold: Invalid value: "string": globalLockMaxHold must be at most 24h
             maxJobDuration: 10m\\njobTimeouts: {report: 2h, http: 30s} | spec.jobTimeouts: Invalid value: "object": every jobTimeouts entry must be at most maxJobDuration: a job may run until its timeout, and a stopping node waits only maxJobDuration
@@ -247,6 +248,8 @@ class ExecutorClusterSchemaTest {
             maxJobDuration: 2h\\njobTimeouts: {report: 2h, http: 30s}
             autoscaling: {scaleDownStabilizationWindow: 1h, pollingInterval: 1h, cooldownPeriod: 24h}
             apiTokenSecret: {name: api-token, key: token}
+            retryBackoff: 10m
+            engine: Flowable\\nlockMode: Global\\nretryBackoff: 15m
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

@@ -15,6 +15,12 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
         message = "autoscaling.minReplicas must not exceed autoscaling.maxReplicas", fieldPath = ".minReplicas")
 public class AutoscalingSpec {
+    /** Past this a backlog is found too late to matter; below it KEDA's seconds cannot overflow. */
+    static final String MAX_POLLING_INTERVAL = "1h";
+    static final String MAX_COOLDOWN_PERIOD = "24h";
+    /** The HorizontalPodAutoscaler refuses a stabilization window over 3600 s. */
+    static final String MAX_STABILIZATION_WINDOW = "1h";
+
     @Default("false")
     @JsonPropertyDescription("Scale on the jobs due and running with KEDA (needs KEDA installed; without it, or while KEDA is broken, the fleet keeps its current size and the Autoscaling condition says why).")
     public Boolean enabled;
@@ -45,7 +51,8 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How often KEDA counts the backlog (whole seconds).")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.pollingInterval must be at least 1s")
-    @ValidationRule(value = "duration(self) <= duration('1h')", message = "autoscaling.pollingInterval must be at most 1h")
+    @ValidationRule(value = "duration(self) <= duration('" + MAX_POLLING_INTERVAL + "')",
+            message = "autoscaling.pollingInterval must be at most " + MAX_POLLING_INTERVAL)
     public String pollingInterval;
 
     @Default("5m")
@@ -53,7 +60,8 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How long the backlog must stay at or below activationBacklog before scaling to zero (whole seconds).")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.cooldownPeriod must be at least 1s")
-    @ValidationRule(value = "duration(self) <= duration('24h')", message = "autoscaling.cooldownPeriod must be at most 24h")
+    @ValidationRule(value = "duration(self) <= duration('" + MAX_COOLDOWN_PERIOD + "')",
+            message = "autoscaling.cooldownPeriod must be at most " + MAX_COOLDOWN_PERIOD)
     public String cooldownPeriod;
 
     @Default("5m")
@@ -61,7 +69,8 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How long a lower node count must be wanted before nodes are removed (the HPA's scale-down stabilization window). Shorter follows the backlog faster; longer rides out gaps between bursts.")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.scaleDownStabilizationWindow must be at least 1s")
-    @ValidationRule(value = "duration(self) <= duration('1h')", message = "autoscaling.scaleDownStabilizationWindow must be at most 1h"
-            + " (the HorizontalPodAutoscaler's limit)")
+    @ValidationRule(value = "duration(self) <= duration('" + MAX_STABILIZATION_WINDOW + "')",
+            message = "autoscaling.scaleDownStabilizationWindow must be at most " + MAX_STABILIZATION_WINDOW
+                    + " (the HorizontalPodAutoscaler's limit)")
     public String scaleDownStabilizationWindow;
 }

@@ -34,8 +34,12 @@ import java.util.Map;
                 + " plus 10s; else 30s) by at least 10s: after it a stopping node still writes its last outcomes and"
                 + " releases its locks, or the kubelet kills it first",
         fieldPath = ".terminationGracePeriodSeconds")
-@ValidationRule(value = "!has(self.retryBackoff) || !has(self.retryBackoffMax) || duration(self.retryBackoff) <= duration(self.retryBackoffMax)",
-        message = "retryBackoff must not exceed retryBackoffMax", fieldPath = ".retryBackoff")
+// Against the executor's default when retryBackoffMax is left out, as the executor checks it
+// (it refuses to start otherwise); Flowable has no retryBackoffMax.
+@ValidationRule(value = "self.engine == 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff)"
+        + " <= duration(has(self.retryBackoffMax) ? self.retryBackoffMax : '" + SettingDefaults.RETRY_BACKOFF_MAX + "')",
+        message = "retryBackoff must not exceed retryBackoffMax (executor default " + SettingDefaults.RETRY_BACKOFF_MAX + ")",
+        fieldPath = ".retryBackoff")
 @ValidationRule(value = "!has(self.maxJobDuration) || !has(self.shutdownGracePeriod) || duration(self.shutdownGracePeriod) >= duration(self.maxJobDuration)",
         message = "shutdownGracePeriod must be at least maxJobDuration, or a stopping node (scale-down, roll, drain) cuts its running jobs",
         fieldPath = ".shutdownGracePeriod")
