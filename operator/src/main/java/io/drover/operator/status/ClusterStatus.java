@@ -152,7 +152,13 @@ public final class ClusterStatus {
             } else {
                 conditions.set(Conditions.PROGRESSING, false, "UpToDate", "All " + desired + " executor nodes run the current configuration");
             }
-            if (desired == 0) {
+            if (desired == 0 && autoscalerDown(ec, findings)) {
+                // Nothing runs, and what would start a node for the first due job cannot: due jobs
+                // would wait for good behind a Ready cluster.
+                conditions.set(Conditions.READY, false, "ScaledToZeroWithoutAutoscaler", "No executor node runs, and"
+                        + " the autoscaler that starts one when jobs are due is not working (" + findings.autoscalingReason()
+                        + "): " + findings.autoscalingMessage());
+            } else if (desired == 0) {
                 conditions.set(Conditions.READY, true, "ScaledToZero", "No executor node is wanted now");
             } else if (ready >= desired) {
                 conditions.set(Conditions.READY, true, "NodesReady", ready + " of " + desired + " executor nodes ready");
@@ -180,6 +186,14 @@ public final class ClusterStatus {
         s.nodes = s.readyReplicas + "/" + s.desiredReplicas;
         s.conditions = conditions.list();
         return s;
+    }
+
+    /** Autoscaling is asked for, and KEDA is missing or its ScaledObject is not ready (Autoscaler's outcomes). */
+    private static boolean autoscalerDown(ExecutorCluster ec, Findings findings) {
+        var a = ec.getSpec().autoscaling;
+        return a != null && Boolean.TRUE.equals(a.enabled) && !findings.autoscalingActive()
+                && ("KedaNotInstalled".equals(findings.autoscalingReason())
+                || "ScaledObjectNotReady".equals(findings.autoscalingReason()));
     }
 
     private static int nz(Integer i) {

@@ -48,6 +48,19 @@ class ClusterStatusTest {
         assertThat(s.nodes).isEqualTo("0/0");
     }
 
+    /** Scaled to zero by an autoscaler that cannot wake it: due jobs would wait behind a Ready cluster. */
+    @Test
+    void aClusterAtZeroWhoseAutoscalerCannotWakeItIsNotReady() {
+        ExecutorCluster auto = Clusters.parse(Clusters.yaml("payments", "autoscaling: {enabled: true, minReplicas: 0}"));
+        ExecutorClusterStatus s = ClusterStatus.of(auto, sts(0, 0, 0, 0, "r1", "r1"),
+                ClusterStatus.Findings.applied(false, "ScaledObjectNotReady", "KEDA cannot reach the database"));
+        assertCondition(s, Conditions.READY, "False", "ScaledToZeroWithoutAutoscaler", "No executor node runs, and the"
+                + " autoscaler that starts one when jobs are due is not working (ScaledObjectNotReady): KEDA cannot reach the database");
+        ExecutorClusterStatus scaling = ClusterStatus.of(auto, sts(0, 0, 0, 0, "r1", "r1"),
+                ClusterStatus.Findings.applied(true, "KedaScaling", "1-4 nodes"));
+        assertCondition(scaling, Conditions.READY, "True", "ScaledToZero", "No executor node is wanted now");
+    }
+
     @Test
     void thePodsRootCauseReplacesTheSymptom() {
         var problem = new PodProblems.Problem("DatabaseAuthenticationFailed", "executor-0: password authentication failed");
