@@ -3,6 +3,7 @@ package io.drover.operator.autoscaling;
 import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.resources.Names;
+import io.drover.operator.resources.Ownership;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -86,9 +87,15 @@ public final class Autoscaler {
     }
 
     private static void delete(KubernetesClient client, ExecutorCluster ec) {
-        scaledObjects(client, ec).withName(Names.scaledObject(ec)).delete();
-        client.genericKubernetesResources(KedaObjects.API_VERSION, "TriggerAuthentication")
-                .inNamespace(ec.getMetadata().getNamespace()).withName(Names.triggerAuthentication(ec)).delete();
+        for (Ownership.Target t : targets(ec)) {
+            Ownership.deleteIfOwned(client, ec, t);
+        }
+    }
+
+    /** The KEDA objects a cluster with autoscaling has. */
+    public static List<Ownership.Target> targets(ExecutorCluster ec) {
+        return List.of(Ownership.Target.generic(KedaObjects.API_VERSION, "ScaledObject", Names.scaledObject(ec)),
+                Ownership.Target.generic(KedaObjects.API_VERSION, "TriggerAuthentication", Names.triggerAuthentication(ec)));
     }
 
     private static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<GenericKubernetesResource,

@@ -16,12 +16,14 @@ import io.drover.operator.resources.ExecutorServices;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
+import io.drover.operator.resources.Ownership;
 import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
 import io.drover.operator.status.PodProblems;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -138,25 +140,32 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
+        boolean tokens = ec.getSpec().apiTokenSecret == null && ec.getSpec().engine != Engine.Flowable;
+        var taken = Ownership.taken(client, ec, writes(ec, tokens, client));
+        if (taken.isPresent()) {
+            // Change nothing: neither the other objects nor this cluster's own.
+            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), taken.get());
+            var findings = ClusterStatus.Findings.blocked("names of its own", "NameTaken", taken.get());
+            return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
+        }
+
         ConfigMap configMap = ExecutorConfigMap.configMap(ec);
         apply(ec, client, configMap);
         // The generated tokens' version joins the roll hash: deleting <name>-api to rotate them
         // gives new tokens and rolls the executors onto them.
         // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
-        String generatedTokens = ec.getSpec().apiTokenSecret == null && ec.getSpec().engine != Engine.Flowable ? ensureApiTokens(ec, client) : "";
+        String generatedTokens = tokens ? ensureApiTokens(ec, client) : "";
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
             apply(ec, client, ExecutorDisruptionBudget.build(ec));
         } else {
-            client.resources(PodDisruptionBudget.class).inNamespace(ec.getMetadata().getNamespace())
-                    .withName(Names.disruptionBudget(ec)).delete();
+            Ownership.deleteIfOwned(client, ec, Ownership.Target.of(PodDisruptionBudget.class, Names.disruptionBudget(ec)));
         }
         if (ExecutorNetworkPolicy.wanted(ec)) {
             apply(ec, client, ExecutorNetworkPolicy.build(ec, config.podNamespace()));
         } else {
-            client.resources(NetworkPolicy.class).inNamespace(ec.getMetadata().getNamespace())
-                    .withName(Names.networkPolicy(ec)).delete();
+            Ownership.deleteIfOwned(client, ec, Ownership.Target.of(NetworkPolicy.class, Names.networkPolicy(ec)));
         }
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, object -> apply(ec, client, object));
 
@@ -175,6 +184,28 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             next = config.kedaRecheckInterval();
         }
         return control.rescheduleAfter(next);
+    }
+
+    /** The objects this reconciliation is about to write, for {@link Ownership#taken}. */
+    private static List<Ownership.Target> writes(ExecutorCluster ec, boolean tokens, KubernetesClient client) {
+        List<Ownership.Target> writes = new java.util.ArrayList<>(List.of(
+                Ownership.Target.of(StatefulSet.class, Names.statefulSet(ec)),
+                Ownership.Target.of(ConfigMap.class, Names.configMap(ec)),
+                Ownership.Target.of(Service.class, Names.headlessService(ec)),
+                Ownership.Target.of(Service.class, Names.service(ec))));
+        if (tokens) {
+            writes.add(Ownership.Target.of(Secret.class, Names.apiTokens(ec)));
+        }
+        if (ExecutorDisruptionBudget.wanted(ec)) {
+            writes.add(Ownership.Target.of(PodDisruptionBudget.class, Names.disruptionBudget(ec)));
+        }
+        if (ExecutorNetworkPolicy.wanted(ec)) {
+            writes.add(Ownership.Target.of(NetworkPolicy.class, Names.networkPolicy(ec)));
+        }
+        if (Autoscaler.wanted(ec) && Autoscaler.kedaInstalled(client)) {
+            writes.addAll(Autoscaler.targets(ec));
+        }
+        return writes;
     }
 
     /**
@@ -383,13 +414,35 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             LOG.debugf("%s/%s: conflict, reconciling again", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
             return ErrorStatusUpdateControl.noStatusUpdate();
         }
-        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        String message = failureMessage(e);
         LOG.warnf(e, "%s/%s: reconciliation failed", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
         StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
-        var findings = ClusterStatus.Findings.reconcileFailed(message.length() > 1000 ? message.substring(0, 1000) : message);
+        // The figures and the bottleneck the last good pass found stay: a failed write says
+        // nothing new about the running fleet (an empty fleet and "no node answered" would be false).
+        var previous = ec.getStatus();
+        var bottleneck = previous == null ? null : condition(previous.conditions, Conditions.BOTTLENECK);
+        var findings = ClusterStatus.Findings.reconcileFailed(message.length() > 1000 ? message.substring(0, 1000) : message)
+                .withFigures(previous == null ? null : previous.fleet, bottleneck == null ? null
+                        : new Bottleneck.Diagnosis(bottleneck.getStatus(), bottleneck.getReason(), bottleneck.getMessage()));
         ExecutorCluster patch = statusPatch(ec);
         patch.setStatus(ClusterStatus.of(ec, current, findings));
+        gauges.record(ec, patch.getStatus()); // or the alerts on ready and wanted nodes go blind for this cluster
         return ErrorStatusUpdateControl.patchStatus(patch);
+    }
+
+    /**
+     * What a failed reconciliation tells the user: the API server's own message when it refused a
+     * write (e.g. {@code StatefulSet.apps "jobs" is invalid: spec.template...: must be less than or
+     * equal to memory limit}), not the client's exception text around it (the request's URL, its
+     * field manager, the Status object printed whole).
+     */
+    static String failureMessage(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
+                return "the API server refused a write (" + k.getCode() + "): " + k.getStatus().getMessage();
+            }
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     static boolean isConflict(Throwable e) {

@@ -75,7 +75,7 @@ class ExecutorClusterReconcilerTest {
                 lockExpiry: 1m30s
                 maxJobDuration: 2h
                 jobTimeout: 1h
-                jobTimeouts: {report: 2h30m, http: 30s}
+                jobTimeouts: {report: 1h30m, http: 30s}
                 maxCrashes: 2
                 jvmOptions: -XX:MaxRAMPercentage=70
                 database: {host: db.example.internal, name: jobs, sslMode: require, credentialsSecret: {name: jobs-db}}
@@ -103,7 +103,7 @@ class ExecutorClusterReconcilerTest {
                 .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
                 .containsEntry("DROVER_JOBTIMEOUT", "PT1H")
                 .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2H10S")
-                .containsEntry("DROVER_JOBTIMEOUTS", "{\"http\":\"PT30S\",\"report\":\"PT2H30M\"}")
+                .containsEntry("DROVER_JOBTIMEOUTS", "{\"http\":\"PT30S\",\"report\":\"PT1H30M\"}")
                 .containsEntry("DROVER_MAXCRASHES", "2")
                 .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
                         "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor")
@@ -272,6 +272,33 @@ class ExecutorClusterReconcilerTest {
         }
         assertThat(names).as("the chart reads the operator's gauges").isNotEmpty();
         return names;
+    }
+
+    /**
+     * Objects are named after the cluster, so a name can be taken by the user's own object: it
+     * is left alone and the cluster says so. A forced server-side apply used to take it over (the
+     * executors' selector merged into the user's Service, an owner reference that had deleting
+     * the cluster delete it).
+     */
+    @Test
+    @Order(4)
+    void aNameTakenBySomeoneElsesObjectIsReportedAndThatObjectLeftAlone() {
+        Clusters.dbSecret(client, ns, "pw");
+        client.services().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                .withNewMetadata().withName("billing").endMetadata()
+                .withNewSpec().addToSelector("app", "billing").addNewPort().withPort(80).endPort().endSpec().build()).create();
+        Clusters.create(client, ns, Clusters.yaml("billing", ""));
+        ExecutorCluster ec = awaitCondition("billing", Conditions.DEGRADED, "True", "NameTaken");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("Service billing exists and is not this cluster's");
+        var theirs = client.services().inNamespace(ns).withName("billing").get();
+        assertThat(theirs.getSpec().getSelector()).as("the user's selector, untouched").isEqualTo(Map.of("app", "billing"));
+        assertThat(theirs.getMetadata().getOwnerReferences()).as("not given to the cluster").isNullOrEmpty();
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("billing").get()).as("nothing written").isNull();
+        assertThat(client.configMaps().inNamespace(ns).withName("billing-config").get()).isNull();
+
+        client.resource(theirs).delete();
+        await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("billing").get());
+        awaitCondition("billing", Conditions.DEGRADED, "False", "AsExpected");
     }
 
     @Test
