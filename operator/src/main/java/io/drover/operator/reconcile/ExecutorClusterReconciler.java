@@ -149,8 +149,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
+        // Applied with the StatefulSet (upsertStatefulSet), not before: pods that restart read it,
+        // so it must not carry settings whose StatefulSet the API server then refuses.
         ConfigMap configMap = ExecutorConfigMap.configMap(ec);
-        apply(ec, client, configMap);
         // The generated tokens' version joins the roll hash: deleting <name>-api to rotate them
         // gives new tokens and rolls the executors onto them.
         // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
@@ -172,7 +173,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         String settingsHash = ReferencedSecrets.sha256(String.valueOf(configMap.getData()));
         String secretsHash = ReferencedSecrets.sha256(secrets.fingerprint() + "|" + generatedTokens);
         String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secrets.fingerprint() + "|" + generatedTokens);
-        StatefulSet sts = upsertStatefulSet(ec, client, current, configHash, settingsHash, secretsHash,
+        StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, configHash, settingsHash, secretsHash,
                 replicas(ec, current, autoscaling));
 
         var findings = ClusterStatus.Findings.applied(autoscaling.active(), autoscaling.reason(), autoscaling.message());
@@ -230,7 +231,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * changed the replica count since we read it, the update fails with a conflict and the
      * reconciliation retries with fresh data, so a stale count is never written back.
      */
-    private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current,
+    private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current, ConfigMap configMap,
                                           String configHash, String settingsHash, String secretsHash, int replicas) {
         StatefulSet desired = ExecutorStatefulSet.build(ec, config.defaultImage(ec.getSpec().engine), config.executorImagePullPolicy(),
                 configHash, replicas);
@@ -247,6 +248,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             if (existing == null) {
                 LOG.infof("%s/%s: creating executor StatefulSet with %d nodes", ec.getMetadata().getNamespace(),
                         ec.getMetadata().getName(), replicas);
+                client.resource(desired).dryRun().create(); // refused: nothing written (updateErrorStatus says why)
+                apply(ec, client, configMap);
                 StatefulSet created = client.resource(desired).create();
                 events.normal(client, ec, "Created", "Create", "Created executor StatefulSet " + desired.getMetadata().getName()
                         + " with " + replicas + " node" + (replicas == 1 ? "" : "s"));
@@ -258,11 +261,18 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         boolean templateChanged = !specHash.equals(was.get(SPEC_HASH));
         Integer wasReplicas = current.getSpec().getReplicas();
         if (!templateChanged && Objects.equals(wasReplicas, replicas)) {
+            apply(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
             return current;
         }
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
                 templateChanged ? "pod template" : "replicas " + wasReplicas + " -> " + replicas);
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
+        // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
+        // resource requests above their limits), the ConfigMap keeps the settings the running
+        // pods have, so a pod that restarts meanwhile does not start with settings (a longer
+        // jobTimeout) its StatefulSet (a grace period) never got.
+        client.resource(desired).dryRun().update();
+        apply(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + rollCause(was, settingsHash, secretsHash));
