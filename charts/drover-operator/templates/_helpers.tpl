@@ -43,12 +43,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [drover.io]
   resources: [executorclusters/finalizers]
   verbs: [update]
+# Only the verbs the code uses (an informer on its StatefulSets; get, dry run, create and update
+# with optimistic locking; nothing deleted: owner references let the garbage collector do it).
 - apiGroups: [apps]
   resources: [statefulsets]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, list, watch, create, update]
+# Server-side apply (patch, and create for a new object), get to check ownership first; never
+# listed, watched or deleted (with clusterWide that would be every ConfigMap and Service).
 - apiGroups: [""]
   resources: [configmaps, services]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, create, patch]
 # Secrets: get by name only (no list, no watch, no cache of the namespace's Secrets). The
 # operator reads the Secrets an ExecutorCluster names, to check they opted in
 # (drover.io/executor-secret=true) and have the keys, and their versions to roll executors when
@@ -57,16 +61,18 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [""]
   resources: [secrets]
   verbs: [get, create]
+# Server-side apply, and removal (of its own only) when disruptionBudget.enabled is false.
 - apiGroups: [policy]
   resources: [poddisruptionbudgets]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, create, patch, delete]
 # Server-side apply (create or patch) and removal when networkPolicy.enabled is false.
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
   verbs: [get, create, patch, delete]
+# Server-side apply, its status read, and removal (of its own only) when autoscaling is off.
 - apiGroups: [keda.sh]
   resources: [scaledobjects, triggerauthentications]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, create, patch, delete]
 # Read only: the executor pods' status, for the root cause of nodes that are not ready
 # (scheduler message, image pull error, the executor's termination message). Never create or delete.
 - apiGroups: [""]

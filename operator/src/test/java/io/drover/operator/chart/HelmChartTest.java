@@ -154,6 +154,18 @@ class HelmChartTest {
         assertThat(canI(sa, "get", "customresourcedefinitions.apiextensions.k8s.io/executorclusters.drover.io", null)).isTrue();
         assertThat(canI(sa, "list", "customresourcedefinitions.apiextensions.k8s.io", null)).isFalse();
 
+        // The other kinds: the verbs the code uses, no more. Nothing lists, watches or deletes
+        // ConfigMaps or Services (with clusterWide that would be every one in the cluster).
+        for (String verb : List.of("list", "watch", "update", "delete")) {
+            assertThat(canI(sa, verb, "configmaps", "rbac-team")).as(verb + " configmaps").isFalse();
+            assertThat(canI(sa, verb, "services", "rbac-team")).as(verb + " services").isFalse();
+        }
+        assertThat(canI(sa, "patch", "services", "rbac-team")).as("server-side apply").isTrue();
+        assertThat(canI(sa, "update", "statefulsets.apps", "rbac-team")).as("optimistically locked update").isTrue();
+        assertThat(canI(sa, "delete", "statefulsets.apps", "rbac-team")).as("left to the garbage collector").isFalse();
+        assertThat(canI(sa, "delete", "poddisruptionbudgets.policy", "rbac-team")).as("its own, when disabled").isTrue();
+        assertThat(canI(sa, "list", "poddisruptionbudgets.policy", "rbac-team")).isFalse();
+
         // Without watchNamespaces: the release's namespace only.
         install("solo", "rbac-other");
         String solo = "system:serviceaccount:rbac-other:solo-drover-operator";
