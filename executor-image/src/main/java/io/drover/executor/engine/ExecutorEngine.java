@@ -178,6 +178,7 @@ public final class ExecutorEngine implements AutoCloseable {
                         settings.shutdownGracePeriod());
             }
             starter.stop();
+            pool.awaitWorkers(Duration.ofSeconds(2)); // a worker the stop answered hands its job back
             // Outcomes get a little time past the grace period: losing them means re-running jobs.
             completions.stop(Math.max(deadline, System.nanoTime()) + Duration.ofSeconds(10).toNanos());
             sweeper.stop();

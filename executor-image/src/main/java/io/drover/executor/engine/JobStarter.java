@@ -36,14 +36,18 @@ final class JobStarter {
     }
 
     /**
-     * The database refused to record a job's start: its row, not the connection, is the cause
-     * (a trigger that refuses it, a value the statement cannot take). The job must not run; its
-     * worker dead-letters it with this message.
+     * The database refused to record a job's start, written alone (not a connection failure): the
+     * job must not run. If the row is to blame ({@link #rowsFault}: a trigger that refuses it, a
+     * value the statement cannot take) its worker dead-letters it with this message; otherwise (a
+     * server error on that row, a permission) it hands it back for a later try.
      */
     static final class StartRefused extends RuntimeException {
+        final boolean rowsFault;
+
         StartRefused(Exception cause) {
             super("the database refused to record its start: " + cause.getMessage().lines().findFirst().orElse("")
                     + (cause instanceof SQLException s ? " (SQLState " + s.getSQLState() + ")" : ""), cause);
+            this.rowsFault = SqlErrors.rowRefused(cause);
         }
     }
 
@@ -100,7 +104,11 @@ final class JobStarter {
         }
     }
 
-    /** The batch's answer, waited for whatever interrupts come (the loop answers every batch, at the latest when it stops). */
+    /**
+     * The batch's answer, waited for whatever interrupts come: the loop answers every batch, when
+     * its statement ends (within the engine's database timeout) or, for one still waiting to be
+     * written, when it stops.
+     */
     private static JobStarts.Started answerOf(Request request) {
         try {
             while (true) {
@@ -175,7 +183,7 @@ final class JobStarter {
             } catch (Exception e) {
                 database.failed(e);
                 problems.failed(e);
-                if (SqlErrors.rowRefused(e)) {
+                if (!SqlErrors.worthRetrying(e)) {
                     refused(batch, e);
                     return;
                 }
@@ -186,12 +194,12 @@ final class JobStarter {
     }
 
     /**
-     * The database refused the batch's statement for a row's sake ({@link SqlErrors#rowRefused}):
-     * some row of it cannot be marked or read. Retried as it is, the batch would hold up every
-     * later start on this node for good, its workers waiting, while this loop still beat. So each
-     * request is written alone, and one the database refuses alone fails ({@link StartRefused}).
-     * Any other failure (the database away, a permission revoked) is retried with back-off: no
-     * row is to blame, and the other loops fail alike, which health reports.
+     * The database refused the batch's statement, not the connection: some row of it may be one
+     * it cannot mark or read. Retried as it is, the batch would hold up every later start on this
+     * node for good, its workers waiting, while this loop still beat. So each request is written
+     * alone, and one the database refuses alone fails ({@link StartRefused}): dead-lettered if the
+     * row is to blame, handed back otherwise. Failures worth retrying (the database away) are
+     * retried with back-off, the batch as it is.
      */
     private void refused(List<Request> batch, Exception e) throws InterruptedException {
         if (batch.size() == 1) {

@@ -249,10 +249,12 @@ final class WorkerPool {
                 pass.leave(); // no effect if the timeout watch left it for a worker it gave up
             }
         } catch (JobStarter.StartRefused e) {
-            // Its row cannot be started (the database refused its start mark or payload read):
-            // it never ran, and never will; dead-lettered with the reason, at no cost.
+            // The database refused its start mark or payload read: it never ran. A row to blame
+            // never will (dead-lettered with the reason); otherwise it is handed back for later.
+            // No attempt either way: the mark did not commit.
             if (!settled) {
-                settle(lease, new Outcome.DeadLetter(job, e.getMessage(), 0));
+                settle(lease, e.rowsFault ? new Outcome.DeadLetter(job, e.getMessage(), 0)
+                        : new Outcome.Retry(job, RetryPolicy.DEFER_DELAY.toMillis(), e.getMessage() + "; handed back", 0));
             }
         } catch (InterruptedException e) {
             // Shutdown interrupted a wait before the job ran: it is given back, at no cost.
@@ -402,6 +404,21 @@ final class WorkerPool {
         }
         watch.interrupt();
         return alive.isEmpty();
+    }
+
+    /**
+     * Waits up to {@code max} for the workers still alive (not those given up in a handler): one
+     * that waited for its start mark's answer past the interrupt (JobStarter.start) settles its
+     * job when the starter stops, and that outcome must reach the completion loop before it ends.
+     */
+    void awaitWorkers(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        for (Worker w : List.copyOf(workers)) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                w.thread.join(Duration.ofNanos(left));
+            }
+        }
     }
 
     int queued() {

@@ -368,23 +368,31 @@ class EngineReliabilityTest {
     void aStartTheDatabaseRefusesIsDeadLetteredWithoutHoldingUpTheOthers() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
+        // One row a trigger refuses for its own sake (P0001: dead-lettered), one it refuses with
+        // the server's kind of error (XX001, as a corrupt page: no row to blame, handed back).
         jobs.execute("create function {s}.no_cursed_start() returns trigger language plpgsql as $$ begin"
-                + " if new.payload = 'cursed' and new.started_at is not null and old.started_at is null then"
-                + " raise exception 'cursed rows never start'; end if; return new; end $$");
+                + " if new.started_at is not null and old.started_at is null then"
+                + " if new.payload = 'cursed' then raise exception 'cursed rows never start'; end if;"
+                + " if new.payload = 'corrupt' then raise exception 'page is corrupt' using errcode = 'XX001'; end if;"
+                + " end if; return new; end $$");
         jobs.execute("create trigger no_cursed_start before update on {s}.job for each row execute function {s}.no_cursed_start()");
         // Suspects (a node died holding them) start with a start mark, in batches.
-        jobs.execute("insert into {s}.job (type, payload, suspect) values ('noop', 'cursed', true)");
+        jobs.execute("insert into {s}.job (type, payload, suspect) values ('noop', 'cursed', true), ('noop', 'corrupt', true)");
         jobs.execute("insert into {s}.job (type, payload, suspect) select 'noop', 'fine', true from generate_series(1, 20)");
         jobs.enqueue(300, NoopHandler.TYPE, "", 1);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(4), List.of(new NoopHandler()))) {
-            Jobs.await("every job handled", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            Jobs.await("every job handled", Duration.ofSeconds(30), () -> jobs.count(
+                    "select count(*) from {s}.job where payload <> 'corrupt' or locked_by is not null") == 0);
             jobs.execute("insert into {s}.job (type, payload, suspect) select 'noop', 'later', true from generate_series(1, 5)");
-            Jobs.await("later suspects still start", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            Jobs.await("later suspects still start", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 1);
             assertThat(engine.stuck()).isEmpty();
         }
         assertThat(jobs.count("select count(*) from {s}.dead_letter")).as("only the cursed one").isEqualTo(1);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where payload = 'cursed' and attempts = 0 and error like"
                 + " 'the database refused to record its start: ERROR: cursed rows never start%(SQLState P0001)'")).isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.job where payload = 'corrupt' and attempts = 0"
+                + " and due_at > now() + interval '30 seconds' and last_error like '%page is corrupt%(SQLState XX001); handed back'"))
+                .as("handed back for later, uncharged").isEqualTo(1);
     }
 
     @Test
