@@ -33,6 +33,10 @@ public final class Autoscaler {
     public record Outcome(boolean active, boolean ownsReplicas, String reason, String message) {
     }
 
+    /** The outcomes in which autoscaling is asked for and cannot work (ClusterStatus tells them apart). */
+    public static final String KEDA_NOT_INSTALLED = "KedaNotInstalled";
+    public static final String SCALED_OBJECT_NOT_READY = "ScaledObjectNotReady";
+
     private Autoscaler() {
     }
 
@@ -62,7 +66,7 @@ public final class Autoscaler {
                     + ec.getSpec().replicas + " nodes");
         }
         if (!keda) {
-            return new Outcome(false, true, "KedaNotInstalled", "KEDA is not installed (no CRD "
+            return new Outcome(false, true, KEDA_NOT_INSTALLED, "KEDA is not installed (no CRD "
                     + KedaObjects.SCALED_OBJECT_CRD + "): the fleet keeps its current size until it is");
         }
         apply.accept(KedaObjects.triggerAuthentication(ec));
@@ -72,7 +76,7 @@ public final class Autoscaler {
         GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
         Map<String, Object> ready = readyCondition(so);
         if (ready != null && "False".equals(ready.get("status"))) {
-            return new Outcome(false, true, "ScaledObjectNotReady", "KEDA ScaledObject " + Names.scaledObject(ec)
+            return new Outcome(false, true, SCALED_OBJECT_NOT_READY, "KEDA ScaledObject " + Names.scaledObject(ec)
                     + " is not ready (" + ready.get("message") + "): the fleet keeps its current size until it is");
         }
         return new Outcome(true, true, "KedaScaling", "KEDA scales the StatefulSet on the jobs due and in hand: " + target);

@@ -248,7 +248,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             if (existing == null) {
                 LOG.infof("%s/%s: creating executor StatefulSet with %d nodes", ec.getMetadata().getNamespace(),
                         ec.getMetadata().getName(), replicas);
-                client.resource(desired).dryRun().create(); // refused: nothing written (updateErrorStatus says why)
+                // Refused: the StatefulSet and its ConfigMap are not written (updateErrorStatus says
+                // why); the pass's other objects, applied before, do not feed the pods' settings.
+                client.resource(desired).dryRun().create();
                 apply(ec, client, configMap);
                 StatefulSet created = client.resource(desired).create();
                 events.normal(client, ec, "Created", "Create", "Created executor StatefulSet " + desired.getMetadata().getName()
@@ -449,7 +451,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     static String failureMessage(Exception e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
-                return "the API server refused a write (" + k.getCode() + "): " + k.getStatus().getMessage();
+                return "the API server refused a request (" + k.getCode() + "): " + k.getStatus().getMessage();
             }
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

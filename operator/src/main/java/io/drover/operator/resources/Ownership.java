@@ -21,7 +21,6 @@ public final class Ownership {
     private Ownership() {
     }
 
-    /** Why the cluster may not write its objects, naming each one taken by someone else; empty if none is. */
     /** An object a reconciliation is about to write: a kind with a Java type, or KEDA's by API version. */
     public record Target(Class<? extends HasMetadata> type, String apiVersion, String kind, String name) {
         public static Target of(Class<? extends HasMetadata> type, String name) {

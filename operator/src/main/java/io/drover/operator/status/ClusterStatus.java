@@ -1,5 +1,6 @@
 package io.drover.operator.status;
 
+import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
 import io.drover.operator.api.v1alpha1.FleetStatus;
@@ -192,8 +193,8 @@ public final class ClusterStatus {
     private static boolean autoscalerDown(ExecutorCluster ec, Findings findings) {
         var a = ec.getSpec().autoscaling;
         return a != null && Boolean.TRUE.equals(a.enabled) && !findings.autoscalingActive()
-                && ("KedaNotInstalled".equals(findings.autoscalingReason())
-                || "ScaledObjectNotReady".equals(findings.autoscalingReason()));
+                && (Autoscaler.KEDA_NOT_INSTALLED.equals(findings.autoscalingReason())
+                || Autoscaler.SCALED_OBJECT_NOT_READY.equals(findings.autoscalingReason()));
     }
 
     private static int nz(Integer i) {

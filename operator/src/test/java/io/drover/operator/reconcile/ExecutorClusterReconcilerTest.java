@@ -212,7 +212,7 @@ class ExecutorClusterReconcilerTest {
                     .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).build();
         });
         ExecutorCluster refused = awaitCondition("roll", Conditions.DEGRADED, "True", "ReconcileFailed");
-        assertThat(condition(refused, Conditions.DEGRADED).getMessage()).startsWith("the API server refused a write (422)")
+        assertThat(condition(refused, Conditions.DEGRADED).getMessage()).startsWith("the API server refused a request (422)")
                 .contains("must be less than or equal to memory limit").doesNotContain("https://");
         assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get().getData())
                 .as("the running pods' settings, kept").containsEntry("DROVER_THREADS", "16");

@@ -19,7 +19,7 @@ class FailureMessageTest {
 
         String message = ExecutorClusterReconciler.failureMessage(new IllegalStateException("wrapped", refused));
 
-        assertThat(message).isEqualTo("the API server refused a write (422): " + server)
+        assertThat(message).isEqualTo("the API server refused a request (422): " + server)
                 .doesNotContain("https://", "fieldManager", "Received status");
     }
 
