@@ -74,7 +74,7 @@ public final class HttpHandler implements JobHandler {
             response = exchange.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            throw new HttpTimeoutException("POST " + request.url() + " got no complete answer within " + timeout);
+            throw new HttpTimeoutException("POST " + origin(request.url()) + " got no complete answer within " + timeout);
         } catch (InterruptedException e) {
             exchange.cancel(true); // jobTimeout or shutdown: abort the exchange, free the connection
             throw e;
@@ -82,8 +82,17 @@ public final class HttpHandler implements JobHandler {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
         if (response.statusCode() / 100 != 2) {
-            throw new IllegalStateException("POST " + request.url() + " answered " + response.statusCode());
+            throw new IllegalStateException("POST " + origin(request.url()) + " answered " + response.statusCode());
         }
+    }
+
+    /**
+     * Scheme, host and port of a URL, for errors: they are kept in the job's last error and dead
+     * letter, which a read-only token may read, and a webhook URL often carries its secret in its
+     * path or query (a Slack or Teams hook).
+     */
+    static String origin(URI url) {
+        return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort()) + "/...";
     }
 
     Request request(String payload) throws InvalidPayloadException {

@@ -107,6 +107,11 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
             engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 8 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
+            env: [{name: LD_AUDIT, value: /etc/drover/database-ca/ca.crt}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: ld_preload, value: /tmp/x.so}]  | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: JDK_AOT_VM_OPTIONS, value: "-XX:OnError=x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            jvmOptions: -XX:AOTCacheOutput=/tmp/a.aot   | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Xmx1g -XX:SharedArchiveFile=/etc/drover/database-ca/ca.crt | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             retryBackoff: 15m                           | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax (executor default 10m)
             lockExpiry: 25h                             | spec.lockExpiry: Invalid value: "string": lockExpiry must be at most 24h
             globalLockMaxHold: 48h                      | spec.globalLockMaxHold: Invalid value: "string": globalLockMaxHold must be at most 24h

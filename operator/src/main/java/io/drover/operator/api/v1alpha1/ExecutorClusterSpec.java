@@ -98,12 +98,17 @@ public class ExecutorClusterSpec {
             + "|-XX:[+-]?[A-Za-z][A-Za-z0-9_]*(=[A-Za-z0-9._:,/+-]*)?|-Xlog:[A-Za-z0-9_.:,=+*/-]*|-Xshare:(auto|off|on)"
             + "|-D(user[.]timezone|file[.]encoding|java[.]net[.]preferIPv4Stack|java[.]net[.]preferIPv6Addresses"
             + "|jdk[.]virtualThreadScheduler[.](parallelism|maxPoolSize))=[A-Za-z0-9._/+-]*)( +|$))*$";
-    /** -XX flags that run commands, read option files or open the JVM to other processes. */
+    /**
+     * -XX flags that run commands, read option files, open the JVM to other processes, or load or
+     * write class archives (AOT caches, CDS archives: a crafted archive, e.g. mounted from a
+     * ConfigMap, is code the JVM runs).
+     */
     public static final String JVM_XX_REFUSED = "-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener"
-            + "|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom)";
+            + "|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit"
+            + "|SharedClassListFile|DumpLoadedClassList)";
     public static final String JVM_OPTIONS_MESSAGE = "jvmOptions may hold only heap and stack sizes (-Xms, -Xmx, -Xmn, -Xss),"
             + " -XX flags (not OnError, OnOutOfMemoryError, Flags, VMOptionsFile, StartAttachListener,"
-            + " EnableDynamicAgentLoading), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
+            + " EnableDynamicAgentLoading, the AOT and CDS archive files), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
             + " -Djava.net.preferIPv4Stack, -Djava.net.preferIPv6Addresses and -Djdk.virtualThreadScheduler.*, separated"
             + " by spaces: no agents, commands, option files, quotes or other properties (use the ExecutorCluster's fields)";
 

@@ -28,6 +28,7 @@ import io.fabric8.generator.annotation.ValidationRule;
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('SMALLRYE_CONFIG_')"
+        + " && !self.name.upperAscii().startsWith('LD_')"
         + " && !self.name.startsWith('_')",
         fieldPath = ".name",
         message = "this variable is set by the operator from the ExecutorCluster's own fields (executor settings, database,"
@@ -37,8 +38,10 @@ public class ExtraEnvVar {
     /**
      * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
      * settings of the ConfigMap (ExecutorConfigMap), JAVA_TOOL_OPTIONS (jvmOptions) and the other
-     * variables the JVM or the loader read options from. QUARKUS_DATASOURCE_* and DROVER_API_*
-     * are refused as prefixes. ExecutorClusterSchemaTest.everyVariableTheOperatorSetsIsRefusedInEnv keeps this
+     * variables the JVM reads options from (JDK_AOT_VM_OPTIONS: the JVM that writes an AOT cache at
+     * exit reads it as JAVA_TOOL_OPTIONS). QUARKUS_DATASOURCE_*, DROVER_API_* and LD_* are refused as
+     * prefixes: every LD_ variable is the dynamic loader's (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT
+     * load a library of the author's choosing, e.g. a file mounted from a ConfigMap, into the JVM). ExecutorClusterSchemaTest.everyVariableTheOperatorSetsIsRefusedInEnv keeps this
      * in step with what the operator writes.
      */
     static final String OWNED = "['DROVER_LOCKMODE', 'DROVER_THREADS', 'DROVER_VIRTUALTHREADS', 'DROVER_QUEUESIZE',"
@@ -47,7 +50,7 @@ public class ExtraEnvVar {
             + " 'DROVER_RETRYBACKOFFMAX', 'DROVER_COMPLETIONBATCHSIZE', 'DROVER_SHUTDOWNGRACEPERIOD', 'DROVER_JOBTIMEOUT',"
             + " 'DROVER_JOBTIMEOUTS', 'DROVER_MAXCRASHES', 'DROVER_STARTUPTIMEOUT', 'DROVER_SCHEMA',"
             + " 'DROVER_NODENAME', 'HOSTNAME', 'POD_NAMESPACE', 'QUARKUS_PROFILE', 'QUARKUS_CONFIG_LOCATIONS', 'QUARKUS_HTTP_PORT',"
-            + " 'DROVER_TERMINATIONMESSAGEPATH', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH']";
+            + " 'DROVER_TERMINATIONMESSAGEPATH', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'JDK_AOT_VM_OPTIONS']";
 
     @Required
     @Size(min = 1, max = 256)
@@ -77,7 +80,7 @@ public class ExtraEnvVar {
     public static boolean refused(String name) {
         String n = name.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
         return OWNED_NAMES.contains(n) || n.startsWith("QUARKUS_DATASOURCE_") || n.startsWith("DROVER_API_")
-                || n.startsWith("SMALLRYE_CONFIG_") || name.startsWith("_");
+                || n.startsWith("SMALLRYE_CONFIG_") || n.startsWith("LD_") || name.startsWith("_");
     }
 
     public ExtraEnvVar() {
