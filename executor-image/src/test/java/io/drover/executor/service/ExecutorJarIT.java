@@ -48,7 +48,7 @@ class ExecutorJarIT {
         String output = Files.readString(log);
         assertThat(p.exitValue()).as("exit code; output:\n" + output).isNotZero();
         assertThat(output).contains("lockMode must be one of Global, Optimistic, SkipLocked, got 'Pessimistic'")
-                .contains("threads must be at least 1, got 0");
+                .contains("threads must be between 1 and 4096, got 0");
     }
 
     @Test
