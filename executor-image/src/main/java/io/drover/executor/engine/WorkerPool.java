@@ -389,12 +389,7 @@ final class WorkerPool {
 
     /** Waits for running jobs to finish; interrupts the ones still running at the deadline. */
     boolean awaitRunningJobs(long deadlineNanos) throws InterruptedException {
-        for (Worker w : List.copyOf(workers)) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left > 0) {
-                w.thread.join(Duration.ofNanos(left));
-            }
-        }
+        joinWorkers(deadlineNanos);
         List<Worker> alive = workers.stream().filter(w -> w.thread.isAlive()).toList();
         if (!alive.isEmpty()) {
             alive.forEach(w -> w.thread.interrupt());
@@ -412,9 +407,13 @@ final class WorkerPool {
      * job when the starter stops, and that outcome must reach the completion loop before it ends.
      */
     void awaitWorkers(Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
+        joinWorkers(System.nanoTime() + max.toNanos());
+    }
+
+    /** Joins the workers still in the pool, each for what is left until the deadline. */
+    private void joinWorkers(long deadlineNanos) throws InterruptedException {
         for (Worker w : List.copyOf(workers)) {
-            long left = deadline - System.nanoTime();
+            long left = deadlineNanos - System.nanoTime();
             if (left > 0) {
                 w.thread.join(Duration.ofNanos(left));
             }
