@@ -51,9 +51,11 @@ public final class Autoscaler {
                 && crds.withName(KedaObjects.TRIGGER_AUTHENTICATION_CRD).get() != null;
     }
 
-    /** @param apply server-side applies an owned object (owner reference set by the caller) */
-    public static Outcome reconcile(KubernetesClient client, ExecutorCluster ec, Consumer<HasMetadata> apply) {
-        boolean keda = kedaInstalled(client);
+    /**
+     * @param keda  whether KEDA is installed ({@link #kedaInstalled}, looked up once per pass)
+     * @param apply server-side applies an owned object (owner reference set by the caller)
+     */
+    public static Outcome reconcile(KubernetesClient client, ExecutorCluster ec, boolean keda, Consumer<HasMetadata> apply) {
         if (!wanted(ec)) {
             if (keda) {
                 delete(client, ec);

@@ -141,7 +141,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
 
         boolean tokens = ec.getSpec().apiTokenSecret == null && ec.getSpec().engine != Engine.Flowable;
-        var taken = Ownership.taken(client, ec, writes(ec, tokens, client));
+        boolean keda = Autoscaler.kedaInstalled(client);
+        var taken = Ownership.taken(client, ec, writes(ec, tokens, keda));
         if (taken.isPresent()) {
             // Change nothing: neither the other objects nor this cluster's own.
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), taken.get());
@@ -168,7 +169,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         } else {
             Ownership.deleteIfOwned(client, ec, Ownership.Target.of(NetworkPolicy.class, Names.networkPolicy(ec)));
         }
-        Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, object -> apply(ec, client, object));
+        Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, object -> apply(ec, client, object));
 
         String settingsHash = ReferencedSecrets.sha256(String.valueOf(configMap.getData()));
         String secretsHash = ReferencedSecrets.sha256(secrets.fingerprint() + "|" + generatedTokens);
@@ -188,7 +189,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /** The objects this reconciliation is about to write, for {@link Ownership#taken}. */
-    private static List<Ownership.Target> writes(ExecutorCluster ec, boolean tokens, KubernetesClient client) {
+    private static List<Ownership.Target> writes(ExecutorCluster ec, boolean tokens, boolean keda) {
         List<Ownership.Target> writes = new java.util.ArrayList<>(List.of(
                 Ownership.Target.of(StatefulSet.class, Names.statefulSet(ec)),
                 Ownership.Target.of(ConfigMap.class, Names.configMap(ec)),
@@ -203,7 +204,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (ExecutorNetworkPolicy.wanted(ec)) {
             writes.add(Ownership.Target.of(NetworkPolicy.class, Names.networkPolicy(ec)));
         }
-        if (Autoscaler.wanted(ec) && Autoscaler.kedaInstalled(client)) {
+        if (Autoscaler.wanted(ec) && keda) {
             writes.addAll(Autoscaler.targets(ec));
         }
         return writes;
