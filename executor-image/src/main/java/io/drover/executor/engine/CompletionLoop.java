@@ -151,7 +151,7 @@ final class CompletionLoop implements OutcomeBacklog {
                     LOG.warnf("%d of %d job outcomes found their lock gone (expired and taken by another"
                             + " node): those jobs may have run twice", lost, outcomes.size());
                 }
-                held.completed(outcomes.stream().map(o -> o.job().id()).toList());
+                held.completed(outcomes.stream().map(Outcome::job).toList());
                 return;
             } catch (Exception e) {
                 database.failed(e);

@@ -81,10 +81,14 @@ final class HeldJobs {
         lease.state = State.COMPLETING;
     }
 
-    /** After their outcomes were written: ends those tenures (not a later acquisition of the same rows). */
-    void completed(Collection<Long> ids) {
-        for (Long id : ids) {
-            leases.computeIfPresent(id, (k, l) -> l.state == State.COMPLETING ? null : l);
+    /**
+     * After their outcomes were written: ends those tenures, and not a later acquisition of the
+     * same rows, whatever its state (an outcome written again after a lost reply may come when
+     * the row's next tenure is completing too).
+     */
+    void completed(Collection<AcquiredJob> jobs) {
+        for (AcquiredJob job : jobs) {
+            leases.computeIfPresent(job.id(), (k, l) -> l.job == job ? null : l);
         }
     }
 

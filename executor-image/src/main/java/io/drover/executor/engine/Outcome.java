@@ -21,7 +21,7 @@ public sealed interface Outcome {
     /** Done: deleted, or for a recurring timer moved to its next slot with its counters reset. */
     record Succeeded(AcquiredJob job) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(job.recurring() ? Kind.NEXT_SLOT : Kind.DONE, job.id(), 0, null, 0);
+            return new CompletionWriter.Entry(job.recurring() ? Kind.NEXT_SLOT : Kind.DONE, job.id(), job.version(), 0, null, 0);
         }
 
         public String name() {
@@ -32,7 +32,7 @@ public sealed interface Outcome {
     /** Failed with attempts left (or cut short by a shutdown): unlocked and due again after the delay. */
     record Retry(AcquiredJob job, long delayMillis, String error, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.RETRY, job.id(), delayMillis, error, attemptDelta);
+            return new CompletionWriter.Entry(Kind.RETRY, job.id(), job.version(), delayMillis, error, attemptDelta);
         }
 
         public String name() {
@@ -43,7 +43,7 @@ public sealed interface Outcome {
     /** A recurring timer's run failed: its next slot on its grid; a timer is never ended by failures. */
     record NextSlotAfterFailure(AcquiredJob job, String error, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.NEXT_SLOT_FAILED, job.id(), 0, error, attemptDelta);
+            return new CompletionWriter.Entry(Kind.NEXT_SLOT_FAILED, job.id(), job.version(), 0, error, attemptDelta);
         }
 
         public String name() {
@@ -54,7 +54,7 @@ public sealed interface Outcome {
     /** Handed back unrun, due again after the delay: this node has no handler for its type. */
     record Deferred(AcquiredJob job, long delayMillis, String reason) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.DEFER, job.id(), delayMillis, reason, 0);
+            return new CompletionWriter.Entry(Kind.DEFER, job.id(), job.version(), delayMillis, reason, 0);
         }
 
         public String name() {
@@ -65,7 +65,7 @@ public sealed interface Outcome {
     /** Failed for good (attempts used up, permanent failure, a row out of range): moved to dead letters. */
     record DeadLetter(AcquiredJob job, String reason, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.DEAD, job.id(), 0, reason, attemptDelta);
+            return new CompletionWriter.Entry(Kind.DEAD, job.id(), job.version(), 0, reason, attemptDelta);
         }
 
         public String name() {

@@ -11,6 +11,9 @@ import java.time.OffsetDateTime;
  * when the job starts ({@link JobStarts}), so a queue of 1,024 jobs holds at most a few
  * megabytes of payloads, not a gigabyte.
  *
+ * @param version       the row's version as this acquisition wrote it: the lock tenure. Nothing else
+ *                      changes it while the node holds the row, and every outcome matches it, so an
+ *                      outcome written twice (its first reply lost) never reaches a later tenure
  * @param attempts      attempts charged so far (by earlier runs; never by queueing)
  * @param payload       the payload, or null when there is none or it is larger than the inline limit
  * @param repeatSeconds the period of a recurring timer in seconds, null for a one-shot job
@@ -19,7 +22,7 @@ import java.time.OffsetDateTime;
  * @param payloadBytes  the payload's size in bytes (0 if none)
  * @param suspect       a node died holding it: its runs are watched (a start mark first)
  */
-public record AcquiredJob(long id, String type, String payload, int attempts, int maxAttempts, Instant dueAt,
+public record AcquiredJob(long id, int version, String type, String payload, int attempts, int maxAttempts, Instant dueAt,
                           Double repeatSeconds, int crashes, int deferrals, long payloadBytes, boolean suspect) {
 
     /** Payloads up to this size come with the acquired row. */
@@ -29,13 +32,14 @@ public record AcquiredJob(long id, String type, String payload, int attempts, in
     public static final String COLUMNS = "j.id, j.type,"
             + " case when octet_length(j.payload) <= " + INLINE_PAYLOAD_BYTES + " then j.payload end,"
             + " j.attempts, j.max_attempts, j.due_at, extract(epoch from j.repeat_interval)::float8, j.crashes,"
-            + " j.deferrals, coalesce(octet_length(j.payload), 0), j.suspect";
+            + " j.deferrals, coalesce(octet_length(j.payload), 0), j.suspect, j.version";
 
     public static AcquiredJob from(ResultSet rs) throws SQLException {
         double repeat = rs.getDouble(7);
         Double repeatSeconds = rs.wasNull() ? null : repeat;
         return new AcquiredJob(
                 rs.getLong(1),
+                rs.getInt(12),
                 rs.getString(2),
                 rs.getString(3),
                 rs.getInt(4),

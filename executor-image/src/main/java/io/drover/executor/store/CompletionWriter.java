@@ -13,8 +13,11 @@ import java.util.Map;
 /**
  * Writes a batch of job outcomes in one transaction, with one statement per kind of outcome
  * (array parameters), so a batch of 500 completions costs a handful of round trips instead of
- * 500. Every statement matches only rows still locked by this node: a job whose lock expired
- * and went to another node is not touched, and the shortfall is reported as lost locks.
+ * 500. Every statement matches only rows still locked by this node in the tenure the outcome
+ * belongs to (the row's version at acquisition): a job whose lock expired and went to another
+ * node is not touched, nor one this node acquired again after the outcome's first write
+ * committed unseen (its reply lost, the batch written again); the shortfall is reported as lost
+ * locks.
  *
  * <p>An outcome the database refuses (a value out of range, a violated check, a user trigger
  * that raises) must not block the outcomes batched with it, nor the node's completion pipeline:
@@ -45,8 +48,9 @@ public final class CompletionWriter {
      * One outcome to write. {@code attemptDelta} is what the run changes in {@code attempts}: +1
      * for a failed run that no start mark charged yet, 0 for one a start mark charged, -1 to give
      * back a start mark's charge (the node cut the run short; the handler did not fail).
+     * {@code version} is the lock tenure the outcome belongs to ({@code AcquiredJob.version}).
      */
-    public record Entry(Kind kind, long id, long delayMillis, String error, int attemptDelta) {
+    public record Entry(Kind kind, long id, int version, long delayMillis, String error, int attemptDelta) {
     }
 
     /** The outcomes of one batch. */
@@ -113,7 +117,7 @@ public final class CompletionWriter {
                 if (SqlErrors.worthRetrying(e)) {
                     throw e;
                 }
-                Entry dead = new Entry(Kind.DEAD, entry.id(), 0,
+                Entry dead = new Entry(Kind.DEAD, entry.id(), entry.version(), 0,
                         "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()),
                         entry.attemptDelta());
                 try {
@@ -148,12 +152,13 @@ public final class CompletionWriter {
         for (Map.Entry<Kind, List<Entry>> group : byKind.entrySet()) {
             List<Entry> es = group.getValue();
             written += switch (group.getKey()) {
-                case DONE -> update(c, deleteDone, ids(c, es));
-                case NEXT_SLOT -> update(c, nextSlot, ids(c, es));
-                case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), errors(c, es), deltas(c, es));
-                case RETRY -> update(c, retry, ids(c, es), delays(c, es), errors(c, es), deltas(c, es));
-                case DEFER -> update(c, defer, ids(c, es), delays(c, es), errors(c, es));
-                case DEAD -> update(c, deadLetter, ids(c, es), errors(c, es), deltas(c, es));
+                case DONE -> update(c, deleteDone, ids(c, es), versions(c, es));
+                case NEXT_SLOT -> update(c, nextSlot, ids(c, es), versions(c, es));
+                case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), versions(c, es), errors(c, es),
+                        deltas(c, es));
+                case RETRY -> update(c, retry, ids(c, es), versions(c, es), delays(c, es), errors(c, es), deltas(c, es));
+                case DEFER -> update(c, defer, ids(c, es), versions(c, es), delays(c, es), errors(c, es));
+                case DEAD -> update(c, deadLetter, ids(c, es), versions(c, es), errors(c, es), deltas(c, es));
             };
         }
         return written;
@@ -168,6 +173,14 @@ public final class CompletionWriter {
             ids[i] = es.get(i).id();
         }
         return c.unwrap(PGConnection.class).createArrayOf("bigint", ids);
+    }
+
+    private static java.sql.Array versions(Connection c, List<Entry> es) throws SQLException {
+        int[] versions = new int[es.size()];
+        for (int i = 0; i < versions.length; i++) {
+            versions[i] = es.get(i).version();
+        }
+        return c.unwrap(PGConnection.class).createArrayOf("int", versions);
     }
 
     private static java.sql.Array delays(Connection c, List<Entry> es) throws SQLException {

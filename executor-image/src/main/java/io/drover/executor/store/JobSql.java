@@ -192,30 +192,52 @@ public final class JobSql {
         return "select id, " + plusCapped("attempts", "1") + ", payload from " + job + " where id = any(?) and " + heldByThisNode("locked_by");
     }
 
-    // ---- Completion: one statement per kind of outcome, over arrays, each matching only rows
-    // still locked by this node; the owner is always the last parameter.
+    // ---- Completion: one statement per kind of outcome, over arrays whose first two are the
+    // jobs' ids and lock tenures; each matches only rows this node still holds in the tenure the
+    // outcome belongs to. The owner is always the last parameter.
 
-    /** Done: deleted. Parameters: ids (bigint[]), owner. */
-    public String deleteDone() {
-        return "delete from " + job + " where id = any(?) and " + heldByThisNode("locked_by");
+    /**
+     * The rows of a batch of outcomes, as FROM item {@code f}: ids (bigint[]) and tenures (int[],
+     * the versions the acquisitions wrote), then the kind's own arrays.
+     */
+    private static String batch(String arrays, String columns) {
+        return "unnest(?::bigint[], ?::int[]" + arrays + ") as f(id, version" + columns + ")";
     }
 
-    /** A recurring timer's run succeeded: to its next slot, counters reset. Parameters: ids (bigint[]), owner. */
+    /**
+     * A batch's row in the tenure its outcome belongs to. Owner and id alone are not enough: an
+     * outcome whose write committed but whose reply was lost is written again, and by then this
+     * node may hold the row again (a retry due at once, a timer's next slot), running it anew;
+     * the rewrite would have unlocked that run's row, and another acquisition run it beside it
+     * (LostOutcomeReplyTest). Acquisitions and unlocks bump the version; nothing else does.
+     */
+    private static String inItsTenure() {
+        return "j.id = f.id and j.version = f.version and " + heldByThisNode("j.locked_by");
+    }
+
+    /** Done: deleted. Parameters: ids (bigint[]), tenures (int[]), owner. */
+    public String deleteDone() {
+        return "delete from " + job + " j using " + batch("", "") + " where " + inItsTenure();
+    }
+
+    /**
+     * A recurring timer's run succeeded: to its next slot, counters reset. Parameters: ids
+     * (bigint[]), tenures (int[]), owner.
+     */
     public String nextSlot() {
         return "update " + job + " j set " + nextSlotAssignments() + ", attempts = 0, crashes = 0, deferrals = 0,"
-                + " suspect = false, last_error = null where j.id = any(?) and " + heldByThisNode("j.locked_by");
+                + " suspect = false, last_error = null from " + batch("", "") + " where " + inItsTenure();
     }
 
     /**
      * A recurring timer's run failed: to its next slot all the same. Attempts keep counting
      * consecutive failures, for the API to show; they never end a timer. Parameters: ids
-     * (bigint[]), errors (text[]), attempt deltas (int[]), owner.
+     * (bigint[]), tenures (int[]), errors (text[]), attempt deltas (int[]), owner.
      */
     public String nextSlotFailed() {
         return "update " + job + " j set " + nextSlotAssignments() + ", last_error = f.error,"
                 + " attempts = greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)"
-                + " from unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)"
-                + " where j.id = f.id and " + heldByThisNode("j.locked_by");
+                + " from " + batch(", ?::text[], ?::int[]", ", error, delta") + " where " + inItsTenure();
     }
 
     /**
@@ -230,35 +252,33 @@ public final class JobSql {
 
     /**
      * Failed with attempts left: unlocked, due again after a delay. Parameters: ids (bigint[]),
-     * delays (ms, bigint[]), errors (text[]), attempt deltas (int[]), owner.
+     * tenures (int[]), delays (ms, bigint[]), errors (text[]), attempt deltas (int[]), owner.
      */
     public String retry() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
                 + " attempts = greatest(" + plusCapped("j.attempts", "f.delta") + ", 0), version = " + nextVersion("j.version")
-                + " from unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[]) as f(id, delay, error, delta)"
-                + " where j.id = f.id and " + heldByThisNode("j.locked_by");
+                + " from " + batch(", ?::bigint[], ?::text[], ?::int[]", ", delay, error, delta")
+                + " where " + inItsTenure();
     }
 
     /**
      * Handed back unrun (no handler on this node): due again after a delay, deferrals + 1.
-     * Parameters: ids (bigint[]), delays (ms, bigint[]), errors (text[]), owner.
+     * Parameters: ids (bigint[]), tenures (int[]), delays (ms, bigint[]), errors (text[]), owner.
      */
     public String defer() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
                 + " deferrals = " + plusCapped("j.deferrals", "1") + ", version = " + nextVersion("j.version")
-                + " from unnest(?::bigint[], ?::bigint[], ?::text[]) as f(id, delay, error)"
-                + " where j.id = f.id and " + heldByThisNode("j.locked_by");
+                + " from " + batch(", ?::bigint[], ?::text[]", ", delay, error") + " where " + inItsTenure();
     }
 
     /**
-     * Failed for good: moved to dead letters. Parameters: ids (bigint[]), errors (text[]), attempt
-     * deltas (int[]), owner.
+     * Failed for good: moved to dead letters. Parameters: ids (bigint[]), tenures (int[]), errors
+     * (text[]), attempt deltas (int[]), owner.
      */
     public String deadLetter() {
-        return moveToDeadLetters("unnest(?::bigint[], ?::text[], ?::int[]) as f(id, error, delta)",
-                "j.id = f.id and " + heldByThisNode("j.locked_by"), "f.error",
+        return moveToDeadLetters(batch(", ?::text[], ?::int[]", ", error, delta"), inItsTenure(), "f.error",
                 "greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)", "j.crashes");
     }
 

@@ -37,6 +37,6 @@ class JobRunnerTest {
     }
 
     private static AcquiredJob job(String type) {
-        return new AcquiredJob(1, type, "", 0, 3, Instant.now(), null, 0, 0, 0, false);
+        return new AcquiredJob(1, 1, type, "", 0, 3, Instant.now(), null, 0, 0, 0, false);
     }
 }

@@ -39,7 +39,7 @@ class JobStarterTest {
                 + " values ('noop', '', true, '" + OWNER + "', now() + interval '1 minute')");
         long id = jobs.count("select max(id) from {s}.job");
         HeldJobs held = new HeldJobs(Duration.ofMinutes(1).toNanos());
-        HeldJobs.Lease lease = held.acquired(List.of(new AcquiredJob(id, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0,
+        HeldJobs.Lease lease = held.acquired(List.of(new AcquiredJob(id, 1, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0,
                 true)), System.nanoTime()).getFirst();
         JobStarter starter = new JobStarter(db, new JobStarts(new JobSql(new Tables(schema)), OWNER, Duration.ofMinutes(1)),
                 held, new DatabaseHealth(), new Heartbeats(), 1000, "node-a");

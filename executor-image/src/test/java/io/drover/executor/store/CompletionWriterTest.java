@@ -7,6 +7,8 @@ import io.drover.executor.store.CompletionWriter.Kind;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -22,6 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CompletionWriterTest {
     private static final AgroalDataSource db = TestDatabase.sharedPool();
     private static final String OWNER = "n:1";
+    /** The version an acquisition left on {@link #heldJob}'s rows. */
+    private static final int TENURE = 7;
 
     /**
      * A finished job whose row another transaction holds locked past the statement timeout: the
@@ -35,7 +39,7 @@ class CompletionWriterTest {
         Jobs jobs = new Jobs(db, schema);
         long id = heldJob(jobs);
         CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
-        Batch batch = new Batch().add(new Entry(Kind.DONE, id, 0, null, 0));
+        Batch batch = new Batch().add(new Entry(Kind.DONE, id, TENURE, 0, null, 0));
 
         try (Connection holder = db.getConnection(); Statement hold = holder.createStatement()) {
             holder.setAutoCommit(false);
@@ -69,8 +73,8 @@ class CompletionWriterTest {
         long refused = heldJob(jobs);
         long fine = heldJob(jobs);
         CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
-        Batch batch = new Batch().add(new Entry(Kind.RETRY, refused, Long.MAX_VALUE, "failed", 1))
-                .add(new Entry(Kind.DONE, fine, 0, null, 0));
+        Batch batch = new Batch().add(new Entry(Kind.RETRY, refused, TENURE, Long.MAX_VALUE, "failed", 1))
+                .add(new Entry(Kind.DONE, fine, TENURE, 0, null, 0));
 
         CompletionWriter.Result result;
         try (Connection c = db.getConnection()) {
@@ -83,10 +87,45 @@ class CompletionWriterTest {
                 + " and error like 'its outcome could not be stored (RETRY)%'")).isEqualTo(1);
     }
 
-    /** One job, locked by {@link #OWNER} as an acquisition leaves it. */
+    /**
+     * An outcome written again after its first write committed unseen (the reply lost) finds the
+     * row held by this node again, in a later tenure: a retry due at once, or a timer's next slot,
+     * acquired again before the completion loop wrote the batch again. Whatever its kind, it must
+     * change nothing there: owner and id match, the tenure does not. The outcome of the current
+     * tenure is then written as usual.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void anOutcomeOfAnEarlierTenureLeavesTheRowsNextTenureAlone(Kind kind) throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        boolean timer = kind == Kind.NEXT_SLOT || kind == Kind.NEXT_SLOT_FAILED;
+        long id = heldJob(jobs);
+        jobs.execute("update {s}.job set version = " + (TENURE + 1) + ", attempts = 1"
+                + (timer ? ", repeat_interval = interval '1 minute'" : "") + " where id = " + id);
+        CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
+
+        try (Connection c = db.getConnection()) {
+            assertThat(writer.write(c, new Batch().add(new Entry(kind, id, TENURE, 60_000, "failed", 1))).written())
+                    .as("rows the earlier tenure's outcome changed").isZero();
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where id = " + id + " and locked_by = '" + OWNER
+                + "' and version = " + (TENURE + 1) + " and attempts = 1 and deferrals = 0 and last_error is null"))
+                .as("the row as its current tenure holds it").isEqualTo(1);
+        assertThat(jobs.deadLetters()).isZero();
+
+        try (Connection c = db.getConnection()) {
+            assertThat(writer.write(c, new Batch().add(new Entry(kind, id, TENURE + 1, 60_000, "failed", 1)))
+                    .written()).as("the current tenure's outcome").isEqualTo(1);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where id = " + id + " and locked_by is not null"))
+                .as("no longer held").isZero();
+    }
+
+    /** One job, locked by {@link #OWNER} as an acquisition leaves it (at version {@link #TENURE}). */
     private static long heldJob(Jobs jobs) {
-        jobs.execute("insert into {s}.job (type, locked_by, lock_expires_at) values ('noop', '" + OWNER
-                + "', now() + interval '1 minute')");
+        jobs.execute("insert into {s}.job (type, locked_by, lock_expires_at, version) values ('noop', '" + OWNER
+                + "', now() + interval '1 minute', " + TENURE + ")");
         return jobs.count("select max(id) from {s}.job");
     }
 }
