@@ -69,6 +69,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     static final String SPEC_HASH = "drover.io/spec-hash";
     static final String SETTINGS_HASH = "drover.io/settings-hash";
     static final String SECRETS_HASH = "drover.io/secrets-hash";
+    /** What {@code kubectl rollout restart} sets on the pod template: see {@link #keepRolloutRestart}. */
+    static final String ROLLOUT_RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
     private static final Logger LOG = Logger.getLogger(ExecutorClusterReconciler.class);
 
     @Inject
@@ -270,6 +272,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
                 templateChanged ? "pod template" : "replicas " + wasReplicas + " -> " + replicas);
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
+        keepRolloutRestart(current, desired);
         // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
         // resource requests above their limits), the ConfigMap keeps the settings the running
         // pods have, so a pod that restarts meanwhile does not start with settings (a longer
@@ -284,6 +287,22 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
         }
         return updated;
+    }
+
+    /**
+     * The pod template annotation {@code kubectl rollout restart} sets (its time), carried over
+     * into the template the operator writes. The update replaces the whole StatefulSet: without
+     * it, the next write after a restart (a scaling, a settings change) removed the annotation,
+     * a template change of its own, and every executor was restarted once more. Not part of the
+     * spec hash: carrying it over is not a change.
+     */
+    static void keepRolloutRestart(StatefulSet current, StatefulSet desired) {
+        var template = current.getSpec().getTemplate().getMetadata();
+        String restartedAt = template == null || template.getAnnotations() == null ? null
+                : template.getAnnotations().get(ROLLOUT_RESTARTED_AT);
+        if (restartedAt != null) {
+            desired.getSpec().getTemplate().getMetadata().getAnnotations().put(ROLLOUT_RESTARTED_AT, restartedAt);
+        }
     }
 
     /** Why the pod template changed, for the RollingUpdate event. */

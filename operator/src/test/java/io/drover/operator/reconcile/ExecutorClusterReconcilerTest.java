@@ -239,6 +239,39 @@ class ExecutorClusterReconcilerTest {
         assertThat(fourth).isNotEqualTo(third);
     }
 
+    /**
+     * kubectl rollout restart sets a time on the pod template; the operator writes the whole
+     * StatefulSet when the fleet's size or settings change, and used to drop that time: a
+     * template change of its own, so every executor restarted once more on the next scaling.
+     */
+    @Test
+    @Order(2)
+    void aRolloutRestartSurvivesTheOperatorsNextWrite() {
+        Clusters.dbSecret(client, ns, "first");
+        Clusters.create(client, ns, Clusters.yaml("restart", "replicas: 1"));
+        awaitHash("restart", null);
+        String restartedAt = "2026-11-26T14:00:00Z";
+        client.apps().statefulSets().inNamespace(ns).withName("restart").edit(sts -> {
+            sts.getSpec().getTemplate().getMetadata().getAnnotations()
+                    .put(ExecutorClusterReconciler.ROLLOUT_RESTARTED_AT, restartedAt);
+            return sts;
+        });
+
+        edit("restart", ec -> ec.getSpec().replicas = 2);
+        StatefulSet scaled = org.awaitility.Awaitility.await("scaled to 2").atMost(TIMEOUT)
+                .until(() -> client.apps().statefulSets().inNamespace(ns).withName("restart").get(),
+                        sts -> sts.getSpec().getReplicas() == 2);
+        assertThat(scaled.getSpec().getTemplate().getMetadata().getAnnotations())
+                .containsEntry(ExecutorClusterReconciler.ROLLOUT_RESTARTED_AT, restartedAt);
+
+        String before = scaled.getSpec().getTemplate().getMetadata().getAnnotations().get(ExecutorStatefulSet.CONFIG_HASH);
+        edit("restart", ec -> ec.getSpec().threads = 16);
+        awaitHash("restart", before);
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("restart").get().getSpec().getTemplate()
+                .getMetadata().getAnnotations()).as("kept through a settings roll too")
+                .containsEntry(ExecutorClusterReconciler.ROLLOUT_RESTARTED_AT, restartedAt);
+    }
+
     @Test
     @Order(3)
     void conditionsFollowTheStatefulSet() {
