@@ -79,9 +79,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   resources: [pods]
   verbs: [list, watch]
 # Events on ExecutorClusters (kubectl describe ec); a repeat updates the first one's series.
+# List: the StatefulSet controller's FailedCreate events on a cluster's StatefulSet, by field
+# selector, while its pods are missing (why they cannot be created: quota, admission).
 - apiGroups: [events.k8s.io]
   resources: [events]
-  verbs: [get, create, patch]
+  verbs: [get, list, create, patch]
 # Read only: whether KEDA's HPA still scales a StatefulSet (the operator never writes replicas then).
 - apiGroups: [autoscaling]
   resources: [horizontalpodautoscalers]

@@ -20,6 +20,7 @@ import io.drover.operator.resources.Ownership;
 import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
+import io.drover.operator.status.CreationFailures;
 import io.drover.operator.status.PodProblems;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -52,6 +53,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -364,7 +366,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     private UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings,
                                                   KubernetesClient client) {
         List<Pod> clusterPods = podsOf(ec, sts);
-        ClusterStatus.Findings found = findings.withPods(PodProblems.find(clusterPods));
+        ClusterStatus.Findings found = findings.withPods(podProblem(client, sts, clusterPods));
         if (sts != null && ec.getSpec().engine == Engine.Flowable) {
             // Flowable's executor has no figures endpoint: its nodes serve metrics only.
             found = found.withFigures(null, new Bottleneck.Diagnosis("Unknown", "NotReported",
@@ -408,6 +410,26 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * The pods of the cluster's StatefulSet: labels alone could be copied by any pod of the
      * namespace (to plant conditions or figures), the controller reference cannot.
      */
+    /**
+     * The root cause of nodes that are not ready: what a pod reports, or, for pods that do not
+     * exist, why the StatefulSet controller could not create them (its FailedCreate events).
+     */
+    private static Optional<PodProblems.Problem> podProblem(KubernetesClient client, StatefulSet sts, List<Pod> pods) {
+        Optional<PodProblems.Problem> problem = PodProblems.find(pods);
+        int wanted = sts == null || sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas();
+        if (problem.isPresent() || pods.size() >= wanted) {
+            return problem;
+        }
+        try {
+            return CreationFailures.find(sts, pods.size(), CreationFailures.read(client, sts), Instant.now());
+        } catch (KubernetesClientException e) {
+            // Events are a diagnosis, not the reconciliation: without them the condition says less.
+            LOG.debugf("%s/%s: could not read the StatefulSet's events: %s", sts.getMetadata().getNamespace(),
+                    sts.getMetadata().getName(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
     private List<Pod> podsOf(ExecutorCluster ec, StatefulSet sts) {
         if (pods == null || sts == null || sts.getMetadata().getUid() == null) {
             return List.of();

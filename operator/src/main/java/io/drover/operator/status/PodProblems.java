@@ -132,11 +132,11 @@ public final class PodProblems {
         return "";
     }
 
-    private static String oneLine(String s) {
+    static String oneLine(String s) {
         return s == null ? "" : s.replaceAll("\\s+", " ").trim();
     }
 
-    private static String truncate(String s) {
+    static String truncate(String s) {
         return s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE - 3) + "...";
     }
 

@@ -149,6 +149,8 @@ class HelmChartTest {
         assertThat(canI(sa, "watch", "pods", "rbac-team")).as("pod status, for root causes").isTrue();
         assertThat(canI(sa, "delete", "pods", "rbac-team")).isFalse();
         assertThat(canI(sa, "create", "events.events.k8s.io", "rbac-team")).isTrue();
+        assertThat(canI(sa, "list", "events.events.k8s.io", "rbac-team")).as("FailedCreate, for root causes").isTrue();
+        assertThat(canI(sa, "delete", "events.events.k8s.io", "rbac-team")).isFalse();
         assertThat(canI(sa, "create", "networkpolicies.networking.k8s.io", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "networkpolicies.networking.k8s.io", "rbac-other")).isFalse();
         assertThat(canI(sa, "get", "customresourcedefinitions.apiextensions.k8s.io/executorclusters.drover.io", null)).isTrue();

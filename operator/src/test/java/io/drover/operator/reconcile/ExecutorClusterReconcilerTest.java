@@ -37,6 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -270,6 +271,37 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("restart").get().getSpec().getTemplate()
                 .getMetadata().getAnnotations()).as("kept through a settings roll too")
                 .containsEntry(ExecutorClusterReconciler.ROLLOUT_RESTARTED_AT, restartedAt);
+    }
+
+    /**
+     * A ResourceQuota (or an admission webhook) refuses the executor pods: no pod exists to say
+     * why, only the StatefulSet controller's FailedCreate events. The conditions carry that cause.
+     * This API server runs no controllers, so the event is written as the StatefulSet controller
+     * writes it (core/v1, on the StatefulSet, repeated with a count).
+     */
+    @Test
+    @Order(3)
+    void podsTheControllerCannotCreateAreReportedWithTheCause() {
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("quota", "replicas: 2"));
+        StatefulSet sts = org.awaitility.Awaitility.await("StatefulSet").atMost(TIMEOUT)
+                .until(() -> client.apps().statefulSets().inNamespace(ns).withName("quota").get(), Objects::nonNull);
+        String refusal = "create Pod quota-0 in StatefulSet quota failed error: pods \"quota-0\" is forbidden: exceeded"
+                + " quota: compute, requested: limits.cpu=2, used: limits.cpu=0, limited: limits.cpu=1";
+        String now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        client.v1().events().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+                .withNewMetadata().withName("quota.failedcreate").endMetadata()
+                .withNewInvolvedObject().withApiVersion("apps/v1").withKind("StatefulSet").withNamespace(ns)
+                .withName("quota").withUid(sts.getMetadata().getUid()).endInvolvedObject()
+                .withReason("FailedCreate").withType("Warning").withMessage(refusal).withCount(4)
+                .withFirstTimestamp(now).withLastTimestamp(now)
+                .withNewSource().withComponent("statefulset-controller").endSource().build()).create();
+
+        ExecutorCluster ec = awaitCondition("quota", Conditions.READY, "False", "PodsNotCreated");
+        assertThat(condition(ec, Conditions.READY).getMessage()).isEqualTo("0 of 2 executor nodes ready; 2 of 2"
+                + " executor pods cannot be created: " + refusal);
+        assertThat(condition(ec, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+        assertThat(condition(ec, Conditions.DEGRADED).getReason()).isEqualTo("PodsNotCreated");
     }
 
     @Test
