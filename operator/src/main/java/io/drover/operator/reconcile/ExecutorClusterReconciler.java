@@ -407,10 +407,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * The pods of the cluster's StatefulSet: labels alone could be copied by any pod of the
-     * namespace (to plant conditions or figures), the controller reference cannot.
-     */
-    /**
      * The root cause of nodes that are not ready: what a pod reports, or, for pods that do not
      * exist, why the StatefulSet controller could not create them (its FailedCreate events).
      */
@@ -421,7 +417,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return problem;
         }
         try {
-            return CreationFailures.find(sts, pods.size(), CreationFailures.read(client, sts), Instant.now());
+            return CreationFailures.find(sts, pods, CreationFailures.read(client, sts), Instant.now());
         } catch (KubernetesClientException e) {
             // Events are a diagnosis, not the reconciliation: without them the condition says less.
             LOG.debugf("%s/%s: could not read the StatefulSet's events: %s", sts.getMetadata().getNamespace(),
@@ -430,6 +426,10 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
     }
 
+    /**
+     * The pods of the cluster's StatefulSet: labels alone could be copied by any pod of the
+     * namespace (to plant conditions or figures), the controller reference cannot.
+     */
     private List<Pod> podsOf(ExecutorCluster ec, StatefulSet sts) {
         if (pods == null || sts == null || sts.getMetadata().getUid() == null) {
             return List.of();

@@ -1,6 +1,7 @@
 package io.drover.operator.status;
 
 import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -20,13 +21,18 @@ import java.util.stream.Stream;
  * exists to carry that cause ({@link PodProblems} reads pods), so it is only in the controller's
  * FailedCreate events on the StatefulSet, and a cluster used to say "0 of 2 executor nodes ready"
  * with no reason. Read only while pods are missing; only events of this StatefulSet (its uid)
- * seen in the last {@link #RECENT}, so a refusal that has since passed is not reported.
+ * seen in the last {@link #RECENT} and after the newest of its pods was created, so a refusal
+ * that has since passed (a pod was created after it) is not reported.
  */
 public final class CreationFailures {
     /** The condition reason. */
     public static final String REASON = "PodsNotCreated";
-    /** The StatefulSet controller retries with back-off, repeating the event: older is over. */
-    static final Duration RECENT = Duration.ofMinutes(10);
+    /**
+     * The StatefulSet controller retries with a back-off that reaches about 17 minutes, and
+     * repeats of an event are recorded less often than they happen: a refusal still under way
+     * can be this old. One that passed is told apart by a pod created after it.
+     */
+    static final Duration RECENT = Duration.ofMinutes(30);
 
     private CreationFailures() {
     }
@@ -42,15 +48,17 @@ public final class CreationFailures {
     /**
      * The latest recent refusal among the events, if fewer pods exist than the StatefulSet wants.
      *
-     * @param podsPresent the StatefulSet's pods that exist
+     * @param pods the StatefulSet's pods that exist
      */
-    public static Optional<PodProblems.Problem> find(StatefulSet sts, int podsPresent, List<Event> events, Instant now) {
+    public static Optional<PodProblems.Problem> find(StatefulSet sts, List<Pod> pods, List<Event> events, Instant now) {
         int wanted = sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas();
+        int podsPresent = pods.size();
         if (podsPresent >= wanted) {
             return Optional.empty();
         }
         String uid = sts.getMetadata().getUid();
-        Instant since = now.minus(RECENT);
+        Instant since = pods.stream().map(p -> instant(p.getMetadata().getCreationTimestamp()))
+                .flatMap(Optional::stream).reduce(now.minus(RECENT), (a, b) -> a.isAfter(b) ? a : b);
         return events.stream()
                 .filter(e -> "FailedCreate".equals(e.getReason()) && "Warning".equals(e.getType()))
                 .filter(e -> e.getRegarding() != null && "StatefulSet".equals(e.getRegarding().getKind())
