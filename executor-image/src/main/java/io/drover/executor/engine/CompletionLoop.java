@@ -129,6 +129,7 @@ final class CompletionLoop implements OutcomeBacklog {
 
     private void writeWithRetries(List<Outcome> outcomes, CompletionWriter.Batch batch) throws InterruptedException {
         long backoff = 100;
+        boolean again = false; // a write failed: its commit may have happened, its answer lost
         while (true) {
             beat.beat();
             try (Connection c = dataSource.getConnection()) {
@@ -146,7 +147,13 @@ final class CompletionLoop implements OutcomeBacklog {
                             + " their locks expire, and run again", result.unwritable());
                 }
                 int lost = outcomes.size() - result.written() - result.unwritable().size();
-                if (lost > 0) {
+                if (lost > 0 && again) {
+                    metrics.locksLost(lost);
+                    LOG.warnf("%d of %d job outcomes changed nothing when written again after a failed write: the"
+                            + " failed write may have committed them before its answer was lost, or their locks"
+                            + " expired meanwhile and went to another node (those jobs may have run twice)", lost,
+                            outcomes.size());
+                } else if (lost > 0) {
                     metrics.locksLost(lost);
                     LOG.warnf("%d of %d job outcomes found their lock gone (expired and taken by another"
                             + " node): those jobs may have run twice", lost, outcomes.size());
@@ -154,6 +161,7 @@ final class CompletionLoop implements OutcomeBacklog {
                 held.completed(outcomes.stream().map(Outcome::job).toList());
                 return;
             } catch (Exception e) {
+                again = true;
                 database.failed(e);
                 problems.failed(e);
                 if (System.nanoTime() >= hardDeadlineNanos) {

@@ -507,13 +507,20 @@ public final class JobSql {
     /**
      * Moves a dead letter back into the job table under its own id, due now, with fresh
      * attempts. One statement: the job is never in both tables, nor in neither. Parameter: id.
+     *
+     * <p>Its version starts at a random number, not the column's default: the row comes back
+     * under an id it had before, and a node may still be writing that earlier row's outcome (a
+     * dead letter whose first write's reply was lost). Outcomes match the tenure by version
+     * ({@link #deleteDone}); from 0, the new row's first tenure would have the version that
+     * earlier row's first tenure had, and that outcome would dead-letter it again mid-run.
      */
     public String retryDeadLetter() {
         return "with moved as (delete from " + t.deadLetter() + " where id = ? returning *)"
                 + " insert into " + job + " (id, type, payload, due_at, attempts, max_attempts,"
-                + " repeat_interval, last_error, created_at) overriding system value"
+                + " repeat_interval, last_error, created_at, version) overriding system value"
                 + " select id, type, payload, now(), 0, max_attempts, repeat_interval,"
-                + " 'retried from dead letters; previous error: ' || error, created_at from moved";
+                + " 'retried from dead letters; previous error: ' || error, created_at,"
+                + " 1 + floor(random() * 2147483000)::int from moved";
     }
 
     /** Parameter: id. */

@@ -23,11 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * An outcome whose write committed but whose reply was lost is written again by the completion
  * loop: the write must not reach the job's next tenure. Here a job fails, its retry outcome
  * commits (unlocked, due again in a few milliseconds) and the reply is lost; the same node
- * acquires the job again and starts its second run before the loop writes the first outcome
- * again. Matched by id and owner alone, that rewrite unlocked the running job, charged it an
- * attempt, and the node acquired and started it a third time while the second run went on: a
- * job run twice at once with no node having died. Outcomes now match the lock tenure (the row's
- * version at acquisition) too.
+ * acquires the job again before the loop writes the first outcome again. Matched by id and
+ * owner alone, that rewrite unlocked the held job and charged it an attempt, and the node took
+ * and started it again while its second run went on: a job run twice at once with no node
+ * having died. Outcomes now match the lock tenure (the row's version at acquisition) too.
  */
 class LostOutcomeReplyTest {
     private static final AgroalDataSource db = TestDatabase.sharedPool();
@@ -59,13 +58,18 @@ class LostOutcomeReplyTest {
                 .acquireInterval(Duration.ofMillis(20)), List.of(failsOnce))) {
             try {
                 assertThat(network.awaitReplyLost(Duration.ofSeconds(30))).as("the retry outcome's reply lost").isTrue();
-                assertThat(secondRunStarted.await(30, TimeUnit.SECONDS))
-                        .as("the node took the job again and started it").isTrue();
+                // Its second tenure: the retry committed (attempts 1, unlocked), and the node took it again.
+                Jobs.await("the node holds the job again", Duration.ofSeconds(30), () -> jobs.count(
+                        "select count(*) from {s}.job where locked_by is not null and attempts = 1") == 1);
                 network.letRewriteThrough();
                 Jobs.await("the first outcome written again", Duration.ofSeconds(30),
                         () -> network.rewrites().size() == 1);
                 assertThat(network.rewrites()).as("rows the rewrite changed: the row is the next tenure's")
                         .containsExactly(0);
+                // Jobs start only while no outcome write is stuck (for a second): the second run
+                // starts once the rewrite is through.
+                assertThat(secondRunStarted.await(30, TimeUnit.SECONDS)).as("the second tenure's run started")
+                        .isTrue();
 
                 // Time for a wrongly unlocked job (due 10 ms later) to be taken and started again.
                 Thread.sleep(1000);

@@ -122,6 +122,51 @@ class CompletionWriterTest {
                 .as("no longer held").isZero();
     }
 
+    /**
+     * A dead letter retried through the API comes back under the id it had; taken again by the
+     * same node, its first tenure must not be the one a still-pending outcome of the earlier row
+     * belongs to (a dead-letter outcome written again after a lost reply), or that outcome
+     * dead-letters the job again while it runs. Every statement here is the engine's own.
+     */
+    @Test
+    void aRetriedDeadLetterIsNotTakenForTheRowItWasBefore() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        JobSql sql = new JobSql(new Tables(schema));
+        jobs.execute("insert into {s}.job (type) values ('noop')");
+        long id = jobs.count("select max(id) from {s}.job");
+        CompletionWriter writer = new CompletionWriter(sql, OWNER);
+        int firstTenure;
+        try (Connection c = db.getConnection()) {
+            firstTenure = acquire(c, sql);
+            assertThat(writer.write(c, new Batch().add(new Entry(Kind.DEAD, id, firstTenure, 0, "failed for good", 1)))
+                    .written()).isEqualTo(1);
+            try (var ps = c.prepareStatement(sql.retryDeadLetter())) {
+                ps.setLong(1, id);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            acquire(c, sql);
+            assertThat(writer.write(c, new Batch().add(new Entry(Kind.DEAD, id, firstTenure, 0, "failed for good", 1)))
+                    .written()).as("the earlier row's outcome, written again").isZero();
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where id = " + id + " and locked_by = '" + OWNER + "'"))
+                .as("held by its new tenure").isEqualTo(1);
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    /** Takes the one due job for {@link #OWNER} with the acquisition's statement; returns its tenure. */
+    private static int acquire(Connection c, JobSql sql) throws SQLException {
+        try (var ps = c.prepareStatement(sql.lockPage(true))) {
+            ps.setInt(1, 10);
+            ps.setString(2, OWNER);
+            ps.setLong(3, 60_000);
+            try (var rs = ps.executeQuery()) {
+                assertThat(rs.next()).as("a job to take").isTrue();
+                return AcquiredJob.from(rs).version();
+            }
+        }
+    }
+
     /** One job, locked by {@link #OWNER} as an acquisition leaves it (at version {@link #TENURE}). */
     private static long heldJob(Jobs jobs) {
         jobs.execute("insert into {s}.job (type, locked_by, lock_expires_at, version) values ('noop', '" + OWNER
