@@ -4,6 +4,7 @@ import io.drover.executor.acquire.Acquisition;
 import io.drover.executor.acquire.AcquisitionStrategy;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 
 import javax.sql.DataSource;
@@ -64,6 +65,8 @@ final class AcquisitionLoop {
     /** When the last wake-up came (System.nanoTime()), guarded by wakeUp: its second look is due AFTER_WAKE later. */
     private long lastWakeNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
     private volatile long lastSuccessNanos = System.nanoTime();
+    /** What the latest cycle's failure says about the database; null after a cycle that worked. */
+    private volatile SqlErrors.Diagnosis failing;
 
     /**
      * @param unwrittenOutcomes    outcomes waiting for the completion loop (not the batch it is writing)
@@ -123,6 +126,7 @@ final class AcquisitionLoop {
                 metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
                 problems.succeeded();
                 database.succeeded();
+                failing = null;
                 errorBackoff = 100;
                 pool.enqueue(leases);
                 pool.unreserve(reserved - acquisition.jobs().size());
@@ -141,6 +145,7 @@ final class AcquisitionLoop {
             } catch (Exception e) {
                 pool.unreserve(reserved);
                 database.failed(e);
+                failing = SqlErrors.diagnose(e);
                 metrics.acquisitionError();
                 problems.failed(e);
                 sleepQuietly(errorBackoff);
@@ -163,6 +168,7 @@ final class AcquisitionLoop {
             }
         } catch (SQLException e) {
             database.failed(e);
+            failing = SqlErrors.diagnose(e);
             problems.failed(e);
         }
         pause(wait);
@@ -213,6 +219,11 @@ final class AcquisitionLoop {
         } catch (InterruptedException ignored) {
             // stop() interrupts; the loop condition decides
         }
+    }
+
+    /** Why the latest cycle failed, in a status's words; null when it worked. */
+    SqlErrors.Diagnosis failing() {
+        return failing;
     }
 
     /** True while the node acquires successfully (its last cycle succeeded within the window). */

@@ -13,6 +13,7 @@ import io.drover.executor.store.CompletionWriter;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.LockMaintenance;
+import io.drover.executor.store.SqlErrors;
 import io.drover.executor.store.Tables;
 import org.jboss.logging.Logger;
 
@@ -215,6 +216,15 @@ public final class ExecutorEngine implements AutoCloseable {
 
     public State state() {
         return state;
+    }
+
+    /**
+     * Why this node cannot take jobs now, in a status's words (its acquisition's latest failure,
+     * e.g. "DatabaseReadOnly: the database takes only reads ..."); empty while it can. Readiness
+     * and the node's figures carry it, so a node that is not ready says why without its log.
+     */
+    public java.util.Optional<SqlErrors.Diagnosis> problem() {
+        return state == State.RUNNING ? java.util.Optional.ofNullable(acquirer.failing()) : java.util.Optional.empty();
     }
 
     /** True while running and acquisition has not been failing for longer than {@code window}. */

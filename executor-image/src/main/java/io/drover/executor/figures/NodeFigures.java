@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * @param acquiredJobs         jobs locked by those cycles
  * @param globalLockWaitSeconds Global mode: time waiting for the acquire lock, summed
  * @param optimisticLockFailures Optimistic mode: claims lost to another node
+ * @param problem              why the node cannot take jobs now ("Reason: message", e.g.
+ *                             "DatabaseReadOnly: ..."), or null; the operator names it when the
+ *                             node is not ready
  */
 public record NodeFigures(
         String node, String lockMode,
@@ -29,10 +32,10 @@ public record NodeFigures(
         double executed, double succeeded, double retried, double deadLettered,
         double executionSeconds, double started, double startDelaySeconds,
         double acquisitions, double acquisitionSeconds, double acquiredJobs, double acquisitionErrors,
-        double globalLockWaitSeconds, double optimisticLockFailures) {
+        double globalLockWaitSeconds, double optimisticLockFailures, String problem) {
 
-    /** Reads the node's meters (names as in docs/metrics.md). */
-    public static NodeFigures read(String node, String lockMode, MeterRegistry registry) {
+    /** Reads the node's meters (names as in docs/metrics.md), with its current problem (or null). */
+    public static NodeFigures read(String node, String lockMode, MeterRegistry registry, String problem) {
         Timer execution = null;
         double executionSeconds = 0;
         for (Timer t : registry.find("drover.job.execution").timers()) {
@@ -54,7 +57,8 @@ public record NodeFigures(
                 startDelay == null ? 0 : startDelay.count(), startDelay == null ? 0 : startDelay.totalTime(TimeUnit.SECONDS),
                 acquisition == null ? 0 : acquisition.count(), acquisition == null ? 0 : acquisition.totalTime(TimeUnit.SECONDS),
                 acquired == null ? 0 : acquired.totalAmount(), counter(registry, "drover.acquisition.errors"),
-                globalWait == null ? 0 : globalWait.totalTime(TimeUnit.SECONDS), counter(registry, "drover.optimistic.lock.failures"));
+                globalWait == null ? 0 : globalWait.totalTime(TimeUnit.SECONDS), counter(registry, "drover.optimistic.lock.failures"),
+                problem);
     }
 
     private static double gauge(MeterRegistry registry, String name) {

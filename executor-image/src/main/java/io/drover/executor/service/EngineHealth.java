@@ -59,9 +59,12 @@ public class EngineHealth {
     }
 
     private static HealthCheckResponseBuilder describe(HealthCheckResponseBuilder r, ExecutorEngine engine) {
-        return r.withData("node", engine.owner())
+        r.withData("node", engine.owner())
                 .withData("lockMode", engine.settings().lockMode().name())
                 .withData("queued", engine.queued())
                 .withData("busyThreads", engine.busyThreads());
+        // Why it cannot take jobs, in a status's words (never the driver's text).
+        engine.problem().ifPresent(p -> r.withData("problem", p.toString()));
+        return r;
     }
 }

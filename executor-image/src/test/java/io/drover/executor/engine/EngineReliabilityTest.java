@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.executor.handler.JobContext;
 import io.drover.executor.handler.JobHandler;
 import io.drover.executor.handler.NoopHandler;
+import io.drover.executor.store.PooledDataSource;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
@@ -64,6 +65,29 @@ class EngineReliabilityTest {
         public void execute(JobContext job) throws InterruptedException {
             Thread.sleep(Long.MAX_VALUE);
         }
+    }
+
+    /**
+     * A database that takes only reads (a replica named as database.host, or a role or database
+     * that defaults to read-only transactions): every acquisition is refused (25006), the node
+     * takes nothing, and it says why in the words the operator shows (DatabaseReadOnly), where it
+     * used to look like a database that does not answer. The node's connections here open with
+     * default_transaction_read_only on: the refusals are PostgreSQL's own.
+     */
+    @Test
+    void aNodeOnADatabaseThatTakesOnlyReadsSaysSo() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(5, "noop", "", 3);
+        String url = TestDatabase.jdbcUrl();
+        try (AgroalDataSource readOnly = PooledDataSource.create(url + (url.contains("?") ? "&" : "?")
+                + "options=-c%20default_transaction_read_only%3Don", "postgres", "postgres", 8);
+             ExecutorEngine engine = TestNode.start(readOnly, schema, s -> s, List.of(new NoopHandler()))) {
+            Jobs.await("the node says why it takes no jobs", Duration.ofSeconds(30), () -> engine.problem().isPresent());
+            assertThat(engine.problem().get().reason()).isEqualTo("DatabaseReadOnly");
+            assertThat(engine.problem().get().message()).contains("SQLState 25006").contains("writer endpoint");
+        }
+        assertThat(jobs.jobsLeft()).isEqualTo(5);
     }
 
     /**

@@ -143,6 +143,46 @@ class ExecutorJarIT {
                 .contains("no_such_role").contains("SQLState 28000");
     }
 
+    /**
+     * A running node whose database takes only reads (a replica named as the host, or a role
+     * that defaults to read-only transactions, as here: the engine's pool sets its own session
+     * options, so the role's default is what reaches it):
+     * it starts on the migrated schema, takes no job, and says why where the operator and a
+     * user look: its figures and its readiness, in its own words (DatabaseReadOnly, the SQLState),
+     * never the driver's text.
+     */
+    @Test
+    void aNodeOnADatabaseThatTakesOnlyReadsSaysSoInItsFiguresAndReadiness() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        new Jobs(db, schema).enqueue(3, "noop", "", 3);
+        int port = freePort();
+        Path log = Files.createTempFile("drover-readonly", ".log");
+        new Jobs(db, schema).execute("do $$ begin create role jar_readonly login superuser;"
+                + " exception when duplicate_object then null; end $$");
+        new Jobs(db, schema).execute("alter role jar_readonly set default_transaction_read_only = on");
+        Process p = launch(Map.of("QUARKUS_HTTP_PORT", Integer.toString(port), "DROVER_SCHEMA", schema,
+                "QUARKUS_DATASOURCE_USERNAME", "jar_readonly",
+                "QUARKUS_DATASOURCE_JDBC_URL", TestDatabase.jdbcUrl().replace("user=postgres", "user=jar_readonly")), log);
+        URI base = URI.create("http://127.0.0.1:" + port);
+        try {
+            Jobs.await("the figures name the problem", Duration.ofSeconds(90), () -> body(base.resolve("/q/drover/node"))
+                    .contains("\"problem\":\"DatabaseReadOnly: the database takes only reads (SQLState 25006)"));
+            Jobs.await("not ready, saying why", Duration.ofSeconds(90), () -> status(base.resolve("/q/health/ready")) == 503);
+            assertThat(body(base.resolve("/q/health/ready"))).contains("DatabaseReadOnly").doesNotContain("cannot execute");
+            assertThat(new Jobs(db, schema).jobsLeft()).isEqualTo(3);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private String body(URI uri) {
+        try {
+            return http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
     private int status(URI uri) {
         try {
             return http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding()).statusCode();

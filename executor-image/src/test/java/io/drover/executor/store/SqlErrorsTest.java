@@ -1,0 +1,44 @@
+package io.drover.executor.store;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.SocketTimeoutException;
+import java.sql.SQLException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A failure's diagnosis: the reason word the operator shows, and a sentence without driver text. */
+class SqlErrorsTest {
+    private static final String DRIVER_TEXT = "ERROR: permission denied for table job (user drover on db.internal)";
+
+    @Test
+    void eachKindOfFailureHasItsReasonAndNeverTheDriversText() {
+        assertThat(reason("25006")).isEqualTo("DatabaseReadOnly");
+        assertThat(reason("28P01")).isEqualTo("DatabaseAuthenticationFailed");
+        assertThat(reason("3D000")).isEqualTo("DatabaseNotFound");
+        assertThat(reason("42501")).isEqualTo("DatabasePermissionDenied");
+        assertThat(reason("53300")).isEqualTo("DatabaseOutOfResources");
+        assertThat(reason("08006")).isEqualTo("DatabaseUnreachable");
+        assertThat(reason("57P01")).isEqualTo("DatabaseUnreachable");
+        assertThat(reason("57014")).isEqualTo("DatabaseTimeout");
+        assertThat(reason("42P01")).isEqualTo("DatabaseError");
+        for (String state : new String[]{"25006", "28P01", "42501", "08006", "42P01"}) {
+            SqlErrors.Diagnosis d = SqlErrors.diagnose(new SQLException(DRIVER_TEXT, state));
+            assertThat(d.message()).contains("SQLState " + state).doesNotContain("drover").doesNotContain("db.internal");
+            assertThat(d.toString()).isEqualTo(d.reason() + ": " + d.message());
+        }
+    }
+
+    @Test
+    void aTimeoutAndANonDatabaseFailureAreToldApart() {
+        SQLException timedOut = new SQLException("An I/O error occurred", "08006", new SocketTimeoutException("Read timed out"));
+        assertThat(SqlErrors.diagnose(timedOut).message()).startsWith("the database does not answer within the timeout");
+        SqlErrors.Diagnosis bug = SqlErrors.diagnose(new IllegalStateException("a bug"));
+        assertThat(bug.reason()).isEqualTo("ExecutorError");
+        assertThat(bug.message()).contains("IllegalStateException").doesNotContain("a bug");
+    }
+
+    private static String reason(String state) {
+        return SqlErrors.diagnose(new SQLException(DRIVER_TEXT, state)).reason();
+    }
+}
