@@ -14,5 +14,7 @@ public record NodeReading(
         double executed, double succeeded, double retried, double deadLettered,
         double executionSeconds, double started, double startDelaySeconds,
         double acquisitions, double acquisitionSeconds, double acquiredJobs, double acquisitionErrors,
-        double globalLockWaitSeconds, double optimisticLockFailures) {
+        double globalLockWaitSeconds, double optimisticLockFailures,
+        /* Why the node cannot take jobs now ("Reason: message"), or null; absent from older executors. */
+        String problem) {
 }

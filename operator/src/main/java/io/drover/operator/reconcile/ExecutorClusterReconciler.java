@@ -8,6 +8,7 @@ import io.drover.operator.config.OperatorConfig;
 import io.drover.operator.figures.Bottleneck;
 import io.drover.operator.figures.FigureScraper;
 import io.drover.operator.figures.FleetFigures;
+import io.drover.operator.figures.NodeReading;
 import io.drover.operator.resources.ApiTokens;
 import io.drover.operator.resources.ExecutorConfigMap;
 import io.drover.operator.resources.ExecutorDisruptionBudget;
@@ -366,7 +367,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     private UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings,
                                                   KubernetesClient client) {
         List<Pod> clusterPods = podsOf(ec, sts);
-        ClusterStatus.Findings found = findings.withPods(podProblem(client, sts, clusterPods));
+        boolean figures = sts != null && ec.getSpec().engine != Engine.Flowable;
+        Map<String, NodeReading> readings = figures ? scraper.read(clusterPods) : Map.of();
+        ClusterStatus.Findings found = findings.withPods(podProblem(client, sts, clusterPods, readings));
         if (sts != null && ec.getSpec().engine == Engine.Flowable) {
             // Flowable's executor has no figures endpoint: its nodes serve metrics only.
             found = found.withFigures(null, new Bottleneck.Diagnosis("Unknown", "NotReported",
@@ -374,7 +377,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                             + " drover_threads_busy, drover_queue_depth) show its throughput and load"));
         } else if (sts != null) {
             // Live figures from the executors themselves (never the database), and what they show.
-            FleetFigures.Snapshot snapshot = fleet.observe(ec.getMetadata().getUid(), scraper.read(clusterPods), Instant.now());
+            FleetFigures.Snapshot snapshot = fleet.observe(ec.getMetadata().getUid(), readings, Instant.now());
             var spec = ec.getSpec();
             var context = new Bottleneck.Context(spec.lockMode == null ? null : spec.lockMode.name(), findings.autoscalingActive(),
                     sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas(),
@@ -407,11 +410,13 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * The root cause of nodes that are not ready: what a pod reports, or, for pods that do not
+     * The root cause of nodes that are not ready: what a pod reports (its status, or for a
+     * running executor that is not ready, the problem its figures name), or, for pods that do not
      * exist, why the StatefulSet controller could not create them (its FailedCreate events).
      */
-    private static Optional<PodProblems.Problem> podProblem(KubernetesClient client, StatefulSet sts, List<Pod> pods) {
-        Optional<PodProblems.Problem> problem = PodProblems.find(pods);
+    private static Optional<PodProblems.Problem> podProblem(KubernetesClient client, StatefulSet sts, List<Pod> pods,
+                                                            Map<String, NodeReading> readings) {
+        Optional<PodProblems.Problem> problem = PodProblems.find(pods, readings);
         int wanted = sts == null || sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas();
         if (problem.isPresent() || pods.size() >= wanted) {
             return problem;

@@ -1,5 +1,6 @@
 package io.drover.operator.status;
 
+import io.drover.operator.figures.NodeReading;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,6 +9,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -21,7 +23,8 @@ import java.util.regex.Pattern;
  * termination message (DatabaseAuthenticationFailed, DatabaseNotFound, DatabasePermissionDenied,
  * DatabaseUnreachable, MigrationFailed, StartupFailed); the container's
  * terminationMessagePolicy FallbackToLogsOnError gives the last log lines for any other crash.
- * No log access is needed.
+ * A node that runs but is not ready names why in its figures (DatabaseReadOnly,
+ * DatabaseUnreachable, ...: the executor's SqlErrors.diagnose). No log access is needed.
  */
 public final class PodProblems {
     /** A cause: a reason word (the condition's reason) and a message naming the pod. */
@@ -32,6 +35,10 @@ public final class PodProblems {
     private static final Set<String> CONFIG = Set.of("CreateContainerConfigError", "CreateContainerError", "RunContainerError");
     private static final Set<String> EXECUTOR_REASONS = Set.of("DatabaseAuthenticationFailed", "DatabaseNotFound",
             "DatabasePermissionDenied", "DatabaseUnreachable", "MigrationFailed", "StartupFailed");
+    /** The reasons a running executor names in its figures (the executor's SqlErrors.diagnose). */
+    private static final Set<String> RUNNING_REASONS = Set.of("DatabaseReadOnly", "DatabaseAuthenticationFailed",
+            "DatabaseNotFound", "DatabasePermissionDenied", "DatabaseOutOfResources", "DatabaseUnreachable",
+            "DatabaseTimeout", "DatabaseError", "ExecutorError");
     private static final Pattern REASON_LINE = Pattern.compile("^([A-Z][A-Za-z]+): (.+)$", Pattern.DOTALL);
     private static final int MAX_MESSAGE = 1024;
     /** A container that crashed this recently and is not ready again is still crashing. */
@@ -45,12 +52,21 @@ public final class PodProblems {
      * its reason; empty when no pod reports a problem (e.g. still starting).
      */
     public static Optional<Problem> find(List<Pod> pods) {
+        return find(pods, Map.of());
+    }
+
+    /**
+     * As {@link #find(List)}, and for a running executor that is not ready and has no problem in
+     * its pod's status, the problem its figures name ({@link NodeReading#problem}: why it takes no
+     * jobs, e.g. a database that takes only reads), by pod name.
+     */
+    public static Optional<Problem> find(List<Pod> pods, Map<String, NodeReading> readings) {
         List<Pod> sorted = new ArrayList<>(pods);
         sorted.sort(Comparator.comparing(p -> p.getMetadata().getName()));
         Problem first = null;
         int same = 0;
         for (Pod pod : sorted) {
-            Optional<Problem> p = of(pod);
+            Optional<Problem> p = of(pod).or(() -> notReadyBecause(pod, readings.get(pod.getMetadata().getName())));
             if (p.isEmpty()) {
                 continue;
             }
@@ -104,6 +120,20 @@ public final class PodProblems {
             }
         }
         return Optional.empty();
+    }
+
+    /** A running pod that is not ready, whose executor names why ("Reason: message"). */
+    static Optional<Problem> notReadyBecause(Pod pod, NodeReading reading) {
+        if (reading == null || reading.problem() == null || pod.getStatus() == null
+                || pod.getMetadata().getDeletionTimestamp() != null || pod.getStatus().getConditions() == null
+                || pod.getStatus().getConditions().stream().noneMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()))) {
+            return Optional.empty();
+        }
+        Matcher m = REASON_LINE.matcher(reading.problem().trim());
+        if (!m.matches() || !RUNNING_REASONS.contains(m.group(1))) {
+            return Optional.empty();
+        }
+        return Optional.of(new Problem(m.group(1), "pod " + pod.getMetadata().getName() + " is not ready: " + oneLine(m.group(2))));
     }
 
     private static Problem crash(String pod, ContainerStatus cs, ContainerStateTerminated ended) {

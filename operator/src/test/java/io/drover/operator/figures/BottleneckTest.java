@@ -21,7 +21,7 @@ class BottleneckTest {
                                     double globalWait, double lost) {
         return new NodeReading("n", lockMode, 8, busy, 1024, queued, busy + queued, backlog, lag, 0,
                 executed, executed, 0, 0, executionSeconds, executed, 0, acquisitions, acquisitionSeconds, acquired, 0,
-                globalWait, lost);
+                globalWait, lost, null);
     }
 
     private static Bottleneck.Diagnosis diagnose(NodeReading before, NodeReading after, Bottleneck.Context ctx) {

@@ -5,7 +5,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.api.Test;
 
+import io.drover.operator.figures.NodeReading;
+
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -108,6 +111,37 @@ class PodProblemsTest {
             assertThat(p.reason()).isEqualTo("DatabaseUnreachable");
             assertThat(p.message()).startsWith("pod jobs-0: ").endsWith("(and 2 more pods)");
         });
+    }
+
+    /**
+     * A running executor that is not ready names why in its figures (here: a database that takes
+     * only reads). Only a known reason is taken, only for a pod that is not ready.
+     */
+    @Test
+    void aRunningExecutorThatIsNotReadyIsReportedByWhatItsFiguresName() {
+        String problem = "DatabaseReadOnly: the database takes only reads (SQLState 25006): database.host must name the primary";
+        List<Pod> pods = List.of(running("jobs-0", false), running("jobs-1", false), running("jobs-2", true));
+        Map<String, NodeReading> readings = Map.of("jobs-0", reading(problem), "jobs-1", reading(problem),
+                "jobs-2", reading(problem));
+        assertThat(PodProblems.find(pods, readings)).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("DatabaseReadOnly");
+            assertThat(p.message()).isEqualTo("pod jobs-0 is not ready: the database takes only reads (SQLState 25006):"
+                    + " database.host must name the primary (and 1 more pod)");
+        });
+        assertThat(PodProblems.find(List.of(running("jobs-2", true)), readings)).as("a ready pod").isEmpty();
+        assertThat(PodProblems.find(List.of(running("jobs-0", false)), Map.of("jobs-0", reading("Planted: anything"))))
+                .as("a reason no executor names").isEmpty();
+        assertThat(PodProblems.find(List.of(running("jobs-0", false)), Map.of("jobs-0", reading(null)))).isEmpty();
+    }
+
+    private static Pod running(String name, boolean ready) {
+        return pod(name).editStatus().withPhase("Running").addNewCondition().withType("Ready")
+                .withStatus(ready ? "True" : "False").endCondition().endStatus().build();
+    }
+
+    private static NodeReading reading(String problem) {
+        return new NodeReading("n", "SkipLocked", 8, 0, 1024, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                problem);
     }
 
     private static PodBuilder pod(String name) {
