@@ -293,6 +293,32 @@ class DroverE2E {
     }
 
     /**
+     * A node that runs but cannot take jobs says why, and the resource shows it: the role loses
+     * the right to change the job table (SQLState 42501) after the cluster was ready. The node's
+     * acquisition fails, it turns not ready after 30 s, and its figures name the problem, which
+     * the operator puts in Ready and Degraded in the node's words, never the driver's text.
+     */
+    @Test
+    @Order(8)
+    void aRunningNodeThatCannotTakeJobsSaysWhyInTheConditions() throws Exception {
+        JobTable table = new JobTable(env, schema + "_denied");
+        apply(cluster("denied", 1, 2).set("schema", schema + "_denied"));
+        try {
+            awaitReady("denied", 1);
+            table.revokeWrites();
+            await("denied Degraded DatabasePermissionDenied").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> String.valueOf(k.condition(NS, "denied", "Degraded")), c -> c.contains("DatabasePermissionDenied"));
+            Map<?, ?> degraded = k.condition(NS, "denied", "Degraded");
+            log("denied: " + degraded);
+            assertThat(String.valueOf(degraded.get("message"))).contains("pod denied-0 is not ready", "SQLState 42501")
+                    .doesNotContain("permission denied for table");
+            assertThat(String.valueOf(k.condition(NS, "denied", "Ready").get("reason"))).isEqualTo("DatabasePermissionDenied");
+        } finally {
+            kubectl("delete", "executorcluster", "denied", "-n", NS, "--wait=true");
+        }
+    }
+
+    /**
      * Four bottlenecks induced on the real cluster and named by the resource: one thread running
      * 200 ms jobs (HandlerBound), acquisition one job per round trip feeding fast jobs
      * (AcquisitionBound), two threads kept busy by 20 ms jobs (PoolSaturated), and an autoscaled

@@ -118,6 +118,17 @@ final class JobTable {
         return errors;
     }
 
+    /**
+     * Takes the right to change the job table from its own role (the owner may revoke its own
+     * privileges): the executors' writes are then refused with 42501, as for a role that was
+     * never granted them.
+     */
+    void revokeWrites() throws SQLException {
+        try (Connection c = connect(); java.sql.Statement s = c.createStatement()) {
+            s.execute("revoke update, delete on " + schema + ".job from current_user");
+        }
+    }
+
     /** Timers far in the future: the database state that deleting a cluster must leave alone. */
     void enqueueFutureTimers(int count) throws SQLException {
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
