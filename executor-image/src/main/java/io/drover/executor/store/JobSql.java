@@ -236,7 +236,7 @@ public final class JobSql {
      */
     public String nextSlotFailed() {
         return "update " + job + " j set " + nextSlotAssignments() + ", last_error = f.error,"
-                + " attempts = greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)"
+                + " attempts = " + ATTEMPTS_AFTER_RUN
                 + " from " + batch(", ?::text[], ?::int[]", ", error, delta") + " where " + inItsTenure();
     }
 
@@ -257,7 +257,7 @@ public final class JobSql {
     public String retry() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
                 + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
-                + " attempts = greatest(" + plusCapped("j.attempts", "f.delta") + ", 0), version = " + nextVersion("j.version")
+                + " attempts = " + ATTEMPTS_AFTER_RUN + ", version = " + nextVersion("j.version")
                 + " from " + batch(", ?::bigint[], ?::text[], ?::int[]", ", delay, error, delta")
                 + " where " + inItsTenure();
     }
@@ -279,7 +279,7 @@ public final class JobSql {
      */
     public String deadLetter() {
         return moveToDeadLetters(batch(", ?::text[], ?::int[]", ", error, delta"), inItsTenure(), "f.error",
-                "greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)", "j.crashes");
+                ATTEMPTS_AFTER_RUN, "j.crashes");
     }
 
     // ---- Lock maintenance and recovery: renew ours, release ours, recover the dead's.
@@ -548,6 +548,12 @@ public final class JobSql {
     private static String nextVersion(String column) {
         return column + " % 2147483647 + 1";
     }
+
+    /**
+     * A row's attempts after a run's outcome: the batch's delta (+1 a failed run no start mark
+     * charged, 0, or -1 to give a mark's charge back), capped, never below 0.
+     */
+    private static final String ATTEMPTS_AFTER_RUN = "greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)";
 
     /**
      * A counter plus a small delta (attempts, crashes, deferrals), capped below the int's end so
