@@ -215,9 +215,8 @@ final class BenchReport {
             - *two-commit* (the fair floor, used by the targets and the */ floor* column): the executor's own work \
             per page, its statements taken from `JobSql`: one transaction locks a page (`lockPage`: the oldest due \
             unlocked rows `FOR UPDATE SKIP LOCKED`, then `locked_by` and `lock_expires_at` set), a second deletes \
-            the page's rows as done (`deleteDone`, each row matched in its lock tenure), the ids and versions \
-            carried between them in pgbench variables. Two commits per page; only the ids and versions come back \
-            to pgbench where a node receives the rows.
+            the page's rows as done (`deleteDone`), the ids carried between them in a pgbench variable. Two commits \
+            per page; only the ids come back to pgbench where a node receives the rows.
             - *delete-only*: one transaction locks a page and deletes it, never writing a lock. No executor can work \
             this way (a node that died would lose the jobs), so it bounds what any design could reach.
 

@@ -25,24 +25,19 @@ record FloorScript(String name, int batch, String pgbench, List<String> explaine
 
     /**
      * What the executor does per page: one transaction locks the page (lockPage, SKIP LOCKED),
-     * a second deletes the done jobs (deleteDone), the ids and their lock tenures (versions)
-     * carried from one to the other in pgbench variables. Two commits per page.
+     * a second deletes the done jobs (deleteDone), the ids carried from one to the other in a
+     * pgbench variable. Two commits per page.
      */
     static FloorScript twoCommit(String schema, int batch) {
         JobSql sql = new JobSql(new Tables(schema));
-        // One row back (the ids and tenures, in the same order), for \gset; the executor receives
-        // the page's rows instead.
+        // One row back (the ids), for \gset; the executor receives the page's rows instead.
         String lock = "with locked as (" + bind(sql.lockPage(true), Integer.toString(batch), OWNER, LOCK_EXPIRY_MILLIS)
-                + ") select coalesce(array_agg(id), '{}') as ids, coalesce(array_agg(version), '{}') as versions"
-                + " from locked";
-        String delete = bind(sql.deleteDone(), "':ids'", "':versions'", OWNER);
+                + ") select coalesce(array_agg(id), '{}') as ids from locked";
+        String delete = bind(sql.deleteDone(), "':ids'", OWNER);
         String firstPage = LongStream.rangeClosed(1, batch).mapToObj(Long::toString)
                 .collect(Collectors.joining(",", "'{", "}'"));
-        String firstTenures = LongStream.rangeClosed(1, batch).mapToObj(i -> "1")
-                .collect(Collectors.joining(",", "'{", "}'"));
         return new FloorScript("two-commit", batch, lock + " \\gset\n" + delete + ";\n",
-                List.of(lock.replace(":client_id", "0"), delete.replace("':ids'", firstPage)
-                        .replace("':versions'", firstTenures).replace(":client_id", "0")));
+                List.of(lock.replace(":client_id", "0"), delete.replace("':ids'", firstPage).replace(":client_id", "0")));
     }
 
     /** One transaction per page locks it and deletes it: one commit, no lock ever written. */

@@ -152,7 +152,7 @@ public final class CompletionWriter {
         for (Map.Entry<Kind, List<Entry>> group : byKind.entrySet()) {
             List<Entry> es = group.getValue();
             written += switch (group.getKey()) {
-                case DONE -> update(c, deleteDone, ids(c, es), versions(c, es));
+                case DONE -> update(c, deleteDone, ids(c, es));
                 case NEXT_SLOT -> update(c, nextSlot, ids(c, es), versions(c, es));
                 case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), versions(c, es), errors(c, es),
                         deltas(c, es));

@@ -193,8 +193,8 @@ public final class JobSql {
     }
 
     // ---- Completion: one statement per kind of outcome, over arrays whose first two are the
-    // jobs' ids and lock tenures; each matches only rows this node still holds in the tenure the
-    // outcome belongs to. The owner is always the last parameter.
+    // jobs' ids and lock tenures (but deleteDone's: ids only); each matches only rows this node
+    // still holds in the tenure the outcome belongs to. The owner is always the last parameter.
 
     /**
      * The rows of a batch of outcomes, as FROM item {@code f}: ids (bigint[]) and tenures (int[],
@@ -215,9 +215,15 @@ public final class JobSql {
         return "j.id = f.id and j.version = f.version and " + heldByThisNode("j.locked_by");
     }
 
-    /** Done: deleted. Parameters: ids (bigint[]), tenures (int[]), owner. */
+    /**
+     * Done: deleted. Parameters: ids (bigint[]), owner. The one outcome that needs no tenure: a
+     * deleted row never comes back under its id (only a dead letter is moved back, and a done
+     * job never was one since), so a delete written again finds nothing, whichever node holds
+     * what. Kept to the primary key's {@code = any}, the drain's hot statement: as a join with
+     * the tenures it cost the database about a fifth more per batch (pgbench, 256 rows).
+     */
     public String deleteDone() {
-        return "delete from " + job + " j using " + batch("", "") + " where " + inItsTenure();
+        return "delete from " + job + " where id = any(?) and " + heldByThisNode("locked_by");
     }
 
     /**

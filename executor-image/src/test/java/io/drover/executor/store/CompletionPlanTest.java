@@ -57,8 +57,7 @@ class CompletionPlanTest {
         return List.of(
                 new Batch("markStarted", sql.markStarted(), List.of("int", "bigint[]", "text"), List.of("60000", ids, OWNER)),
                 new Batch("readPayloads", sql.readPayloads(), List.of("bigint[]", "text"), List.of(ids, OWNER)),
-                new Batch("deleteDone", sql.deleteDone(), List.of("bigint[]", "int[]", "text"),
-                        List.of(ids, numbers, OWNER)),
+                new Batch("deleteDone", sql.deleteDone(), List.of("bigint[]", "text"), List.of(ids, OWNER)),
                 new Batch("nextSlot", sql.nextSlot(), List.of("bigint[]", "int[]", "text"), List.of(ids, numbers, OWNER)),
                 new Batch("nextSlotFailed", sql.nextSlotFailed(), List.of("bigint[]", "int[]", "text[]", "int[]", "text"),
                         List.of(ids, numbers, errors, numbers, OWNER)),
