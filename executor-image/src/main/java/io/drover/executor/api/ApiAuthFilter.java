@@ -29,7 +29,7 @@ public class ApiAuthFilter {
         this.readToken = bytes(config.api().readToken());
     }
 
-    private static Optional<byte[]> bytes(Optional<String> value) {
+    static Optional<byte[]> bytes(Optional<String> value) {
         return value.filter(t -> !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -49,7 +49,7 @@ public class ApiAuthFilter {
         if (header == null || !header.startsWith("Bearer ")) {
             return Optional.of(unauthorized("missing bearer token: send 'Authorization: Bearer <token>'"));
         }
-        byte[] given = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
+        byte[] given = bearer(header);
         // Constant-time comparisons: the answer time must not reveal how much of a guess was right.
         if (matches(given, token)) {
             return Optional.empty();
@@ -74,6 +74,15 @@ public class ApiAuthFilter {
             }
         }
         return false;
+    }
+
+    /** Whether an Authorization header carries the given token (constant-time). */
+    static boolean carries(String header, Optional<byte[]> expected) {
+        return header != null && header.startsWith("Bearer ") && matches(bearer(header), expected);
+    }
+
+    private static byte[] bearer(String header) {
+        return header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
     }
 
     private static boolean matches(byte[] given, Optional<byte[]> expected) {

@@ -220,8 +220,9 @@ public final class ExecutorEngine implements AutoCloseable {
 
     /**
      * Why this node cannot take jobs now, in a status's words (its acquisition's latest failure,
-     * e.g. "DatabaseReadOnly: the database takes only reads ..."); empty while it can. Readiness
-     * and the node's figures carry it, so a node that is not ready says why without its log.
+     * e.g. "DatabaseReadOnly: the database takes only reads ..."), from a failed cycle until the
+     * next one that works; empty otherwise. Readiness and the node's figures carry it, so a node
+     * that is not ready says why without its log (one failure alone does not make it unready).
      */
     public java.util.Optional<SqlErrors.Diagnosis> problem() {
         return state == State.RUNNING ? java.util.Optional.ofNullable(acquirer.failing()) : java.util.Optional.empty();

@@ -128,6 +128,8 @@ public final class SqlErrors {
         if (unreachable(e)) {
             return new Diagnosis("DatabaseUnreachable", timedOut(e)
                     ? "the database does not answer within the timeout (" + code + ")"
+                    : state == null ? "the database cannot be reached, or no connection of the node's pool was free in time ("
+                            + code + ")"
                     : "the database cannot be reached or ended the session (" + code + ")");
         }
         if ("57014".equals(state)) {

@@ -7,11 +7,16 @@ import io.drover.executor.testing.WithApiToken;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -159,7 +164,7 @@ class JobApiTest {
      * 1 KiB): the answer says so in the API's words, naming the body and the limit, not an empty 413.
      */
     @Test
-    void aBodyOverTheServersLimitIsRefusedSayingHowLargeABodyMayBe() {
+    void aBodyOverTheServersLimitIsRefusedSayingHowLargeABodyMayBe() throws Exception {
         String job = "{\"type\":\"noop\",\"payload\":\"" + "x".repeat(1100) + "\"}";
         String body = IntStream.range(0, 10_000).mapToObj(i -> job).collect(Collectors.joining(",", "{\"jobs\":[", "]}"));
         api().body(body).post("/api/v1/jobs/batch").then().statusCode(413)
@@ -167,6 +172,19 @@ class JobApiTest {
                 .body("errors[0].field", equalTo("body"))
                 .body("errors[0].message", equalTo("must be at most 10,485,760 bytes, got " + String.format("%,d",
                         body.length()) + "; send the jobs in smaller batches"));
+
+        // Without the write token: the server's own answer, which closes the connection before
+        // reading the body (a stranger cannot make the node read large bodies).
+        try {
+            HttpResponse<String> stranger = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/api/v1/jobs/batch"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(stranger.statusCode()).isEqualTo(413);
+            assertThat(stranger.body()).doesNotContain("\"errors\"");
+        } catch (java.io.IOException closed) {
+            // the connection closed while the body was still being sent: the server's own answer
+        }
     }
 
     @Test

@@ -172,6 +172,8 @@ class ExecutorJarIT {
             assertThat(new Jobs(db, schema).jobsLeft()).isEqualTo(3);
         } finally {
             p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+            new Jobs(db, schema).execute("drop role if exists jar_readonly");
         }
     }
 
