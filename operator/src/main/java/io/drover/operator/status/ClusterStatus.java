@@ -173,8 +173,9 @@ public final class ClusterStatus {
         }
         if (findings.problemReason() != null) {
             conditions.set(Conditions.DEGRADED, true, findings.problemReason(), findings.problemMessage());
-        } else if (findings.podProblem() != null) {
-            // Pods that cannot be scheduled, pull their image or start need someone to act.
+        } else if (findings.podProblem() != null && findings.podProblem().needsAction()) {
+            // Pods that cannot be scheduled, pull their image or start need someone to act; a
+            // node waiting out a database restart does not (Ready says why).
             conditions.set(Conditions.DEGRADED, true, findings.podProblem().reason(), findings.podProblem().message());
         } else {
             conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");

@@ -27,8 +27,15 @@ import java.util.regex.Pattern;
  * DatabaseUnreachable, ...: the executor's SqlErrors.diagnose). No log access is needed.
  */
 public final class PodProblems {
-    /** A cause: a reason word (the condition's reason) and a message naming the pod. */
-    public record Problem(String reason, String message) {
+    /**
+     * A cause: a reason word (the condition's reason), a message naming the pod, and whether it
+     * needs someone to act (Degraded), or may pass on its own (a database restarting or failing
+     * over: Ready says why, Degraded and its Warning events stay out of it).
+     */
+    public record Problem(String reason, String message, boolean needsAction) {
+        public Problem(String reason, String message) {
+            this(reason, message, true);
+        }
     }
 
     private static final Set<String> IMAGE = Set.of("ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull");
@@ -39,6 +46,14 @@ public final class PodProblems {
     private static final Set<String> RUNNING_REASONS = Set.of("DatabaseReadOnly", "DatabaseAuthenticationFailed",
             "DatabaseNotFound", "DatabasePermissionDenied", "DatabaseOutOfResources", "DatabaseUnreachable",
             "DatabaseTimeout", "DatabaseError", "ExecutorError");
+    /**
+     * Of those, the ones that do not pass on their own: a database that takes only reads, a
+     * refused login, a missing database, a missing privilege, statements the database refuses, the
+     * executor's own failure. The others (unreachable, out of resources, timeouts) are what a
+     * database restart or failover looks like for a minute.
+     */
+    private static final Set<String> NEED_ACTION = Set.of("DatabaseReadOnly", "DatabaseAuthenticationFailed",
+            "DatabaseNotFound", "DatabasePermissionDenied", "DatabaseError", "ExecutorError");
     private static final Pattern REASON_LINE = Pattern.compile("^([A-Z][A-Za-z]+): (.+)$", Pattern.DOTALL);
     private static final int MAX_MESSAGE = 1024;
     /** A container that crashed this recently and is not ready again is still crashing. */
@@ -63,10 +78,17 @@ public final class PodProblems {
     public static Optional<Problem> find(List<Pod> pods, Map<String, NodeReading> readings) {
         List<Pod> sorted = new ArrayList<>(pods);
         sorted.sort(Comparator.comparing(p -> p.getMetadata().getName()));
+        // A pod's own status first (a crash, an image, the scheduler): it outranks what a running
+        // node says of its database, whichever pod comes first by name.
+        return first(sorted, PodProblems::of)
+                .or(() -> first(sorted, pod -> notReadyBecause(pod, readings.get(pod.getMetadata().getName()))));
+    }
+
+    private static Optional<Problem> first(List<Pod> sorted, java.util.function.Function<Pod, Optional<Problem>> problemOf) {
         Problem first = null;
         int same = 0;
         for (Pod pod : sorted) {
-            Optional<Problem> p = of(pod).or(() -> notReadyBecause(pod, readings.get(pod.getMetadata().getName())));
+            Optional<Problem> p = problemOf.apply(pod);
             if (p.isEmpty()) {
                 continue;
             }
@@ -80,7 +102,7 @@ public final class PodProblems {
             return Optional.empty();
         }
         String message = same == 0 ? first.message() : first.message() + " (and " + same + " more pod" + (same == 1 ? "" : "s") + ")";
-        return Optional.of(new Problem(first.reason(), truncate(message)));
+        return Optional.of(new Problem(first.reason(), truncate(message), first.needsAction()));
     }
 
     static Optional<Problem> of(Pod pod) {
@@ -133,7 +155,8 @@ public final class PodProblems {
         if (!m.matches() || !RUNNING_REASONS.contains(m.group(1))) {
             return Optional.empty();
         }
-        return Optional.of(new Problem(m.group(1), "pod " + pod.getMetadata().getName() + " is not ready: " + oneLine(m.group(2))));
+        return Optional.of(new Problem(m.group(1), "pod " + pod.getMetadata().getName() + " is not ready: " + oneLine(m.group(2)),
+                NEED_ACTION.contains(m.group(1))));
     }
 
     private static Problem crash(String pod, ContainerStatus cs, ContainerStateTerminated ended) {

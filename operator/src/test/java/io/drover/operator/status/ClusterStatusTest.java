@@ -70,6 +70,16 @@ class ClusterStatusTest {
         assertCondition(s, Conditions.DEGRADED, "True", "DatabaseAuthenticationFailed", "executor-0: password authentication failed");
     }
 
+    /** A node waiting out a database restart: Ready says why; nothing for anyone to act on yet. */
+    @Test
+    void aCauseThatMayPassOnItsOwnIsNotDegraded() {
+        PodProblems.Problem waiting = new PodProblems.Problem("DatabaseUnreachable",
+                "pod jobs-0 is not ready: the database cannot be reached or ended the session (SQLState 08006)", false);
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(1, 1, 0, 1, "r1", "r1"), applied().withPods(Optional.of(waiting)));
+        assertCondition(s, "Ready", "False", "DatabaseUnreachable", "0 of 1 executor nodes ready; " + waiting.message());
+        assertCondition(s, "Degraded", "False", "AsExpected", "The operator applied the latest spec");
+    }
+
     @Test
     void aBlockedClusterSaysWhatItWaitsFor() {
         ExecutorClusterStatus s = ClusterStatus.of(ec, null,

@@ -125,6 +125,7 @@ class PodProblemsTest {
                 "jobs-2", reading(problem));
         assertThat(PodProblems.find(pods, readings)).hasValueSatisfying(p -> {
             assertThat(p.reason()).isEqualTo("DatabaseReadOnly");
+            assertThat(p.needsAction()).as("a replica as host does not pass on its own").isTrue();
             assertThat(p.message()).isEqualTo("pod jobs-0 is not ready: the database takes only reads (SQLState 25006):"
                     + " database.host must name the primary (and 1 more pod)");
         });
@@ -132,6 +133,15 @@ class PodProblemsTest {
         assertThat(PodProblems.find(List.of(running("jobs-0", false)), Map.of("jobs-0", reading("Planted: anything"))))
                 .as("a reason no executor names").isEmpty();
         assertThat(PodProblems.find(List.of(running("jobs-0", false)), Map.of("jobs-0", reading(null)))).isEmpty();
+
+        // A database restarting: Ready says why, nothing to act on (Degraded stays out of it).
+        assertThat(PodProblems.find(List.of(running("jobs-0", false)), Map.of("jobs-0",
+                reading("DatabaseUnreachable: the database cannot be reached or ended the session (SQLState 57P01)"))))
+                .hasValueSatisfying(p -> assertThat(p.needsAction()).isFalse());
+        // A pod's own status outranks a node's word on its database, whichever comes first by name.
+        Pod crashing = withContainer(pod("jobs-9"), crashLooping(1, null, "StartupFailed: the handler jar is missing"));
+        assertThat(PodProblems.find(List.of(running("jobs-0", false), crashing), readings))
+                .hasValueSatisfying(p -> assertThat(p.message()).startsWith("pod jobs-9"));
     }
 
     private static Pod running(String name, boolean ready) {
