@@ -147,16 +147,13 @@ final class CompletionLoop implements OutcomeBacklog {
                             + " their locks expire, and run again", result.unwritable());
                 }
                 int lost = outcomes.size() - result.written() - result.unwritable().size();
-                if (lost > 0 && again) {
+                if (lost > 0) {
                     metrics.locksLost(lost);
-                    LOG.warnf("%d of %d job outcomes changed nothing when written again after a failed write: the"
-                            + " failed write may have committed them before its answer was lost, or their locks"
-                            + " expired meanwhile and went to another node (those jobs may have run twice)", lost,
-                            outcomes.size());
-                } else if (lost > 0) {
-                    metrics.locksLost(lost);
-                    LOG.warnf("%d of %d job outcomes found their lock gone (expired and taken by another"
-                            + " node): those jobs may have run twice", lost, outcomes.size());
+                    LOG.warnf(again ? "%d of %d job outcomes changed nothing when written again after a failed write:"
+                            + " the failed write may have committed them before its answer was lost, or their locks"
+                            + " expired meanwhile and went to another node (those jobs may have run twice)"
+                            : "%d of %d job outcomes found their lock gone (expired and taken by another node): those"
+                            + " jobs may have run twice", lost, outcomes.size());
                 }
                 held.completed(outcomes.stream().map(Outcome::job).toList());
                 return;
