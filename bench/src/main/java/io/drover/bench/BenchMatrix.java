@@ -201,7 +201,9 @@ final class BenchMatrix {
 
     /**
      * The idle-latency goals with NOTIFY on (as shipped), per lock mode: the worst p50 and p99 over
-     * the arrival rates must stay under 10 and 50 ms.
+     * the arrival rates must stay under 10 and 50 ms. The p99's line also gives the producer's
+     * slowest insert+commit at each rate: a job's delay counts from its insert, and no node can
+     * start it before its commit, so a commit the database kept waiting shows as a late start.
      */
     static List<Target> idleTargets(List<IdleLatency.Result> idle) {
         List<Target> targets = new ArrayList<>();
@@ -211,19 +213,25 @@ final class BenchMatrix {
             if (on.isEmpty()) {
                 continue;
             }
-            targets.add(worst("p50", mode, on, IdleLatency.Result::p50Ms, 10));
-            targets.add(worst("p99", mode, on, IdleLatency.Result::p99Ms, 50));
+            targets.add(worst("p50", mode, on, IdleLatency.Result::p50Ms, 10, ""));
+            targets.add(worst("p99", mode, on, IdleLatency.Result::p99Ms, 50, "; the producer's slowest insert+commit: "
+                    + each(on, IdleLatency.Result::insertMaxMs)));
         }
         return targets;
     }
 
     private static Target worst(String quantile, LockMode mode, List<IdleLatency.Result> runs,
-                                java.util.function.ToDoubleFunction<IdleLatency.Result> figure, double goal) {
+                                java.util.function.ToDoubleFunction<IdleLatency.Result> figure, double goal,
+                                String more) {
         IdleLatency.Result w = runs.stream().max(java.util.Comparator.comparingDouble(figure)).orElseThrow();
-        String each = runs.stream().map(r -> String.format("%.0f/s: %.1f", r.perSecond(), figure.applyAsDouble(r)))
-                .collect(java.util.stream.Collectors.joining(", "));
         return new Target("idle enqueue-to-start " + quantile + " ms, NOTIFY on, " + mode + ", 2 nodes",
-                figure.applyAsDouble(w), goal, "(worst over the rates; " + each + " ms)", true);
+                figure.applyAsDouble(w), goal, "(worst over the rates; " + each(runs, figure) + more + ")", true);
+    }
+
+    /** "1/s: 4.1, 10/s: 4.0, 100/s: 4.0 ms": a figure at each rate. */
+    private static String each(List<IdleLatency.Result> runs, java.util.function.ToDoubleFunction<IdleLatency.Result> figure) {
+        return runs.stream().map(r -> String.format("%.0f/s: %.1f", r.perSecond(), figure.applyAsDouble(r)))
+                .collect(java.util.stream.Collectors.joining(", ")) + " ms";
     }
 
     static List<Target> targets(List<BenchResult> results, SqlFloor.Result floor, List<TimerRound> timerRounds) {
