@@ -1,5 +1,7 @@
 package io.drover.executor.service;
 
+import io.drover.contract.NodeProblem;
+import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 
 import java.sql.SQLException;
@@ -17,8 +19,13 @@ import java.util.function.Consumer;
  */
 final class DatabaseStartup {
     private static final Logger LOG = Logger.getLogger(DatabaseStartup.class);
-    /** invalid password / authorization, database missing, insufficient privilege. */
-    private static final Set<String> PERMANENT = Set.of("28P01", "28000", "3D000", "42501");
+    /**
+     * What waiting does not fix: refused credentials, a missing database, a missing privilege, and
+     * a failure that is not the database's at all (no SQLException or I/O failure in it: a
+     * migration that does not validate).
+     */
+    private static final Set<NodeProblem> PERMANENT = Set.of(NodeProblem.DatabaseAuthenticationFailed,
+            NodeProblem.DatabaseNotFound, NodeProblem.DatabasePermissionDenied, NodeProblem.ExecutorError);
     private static final long MAX_BACKOFF_MILLIS = 15_000;
 
     /** A start-up step that may fail. */
@@ -33,36 +40,34 @@ final class DatabaseStartup {
      * pod's termination message, "Reason: cause").
      */
     static final class Failed extends Exception {
-        private final String reason;
+        private final NodeProblem problem;
 
-        Failed(String reason, String message, Throwable cause) {
+        Failed(NodeProblem problem, String message, Throwable cause) {
             super(message, cause);
-            this.reason = reason;
+            this.problem = problem;
         }
 
-        String reason() {
-            return reason;
+        NodeProblem problem() {
+            return problem;
         }
     }
 
-    /** The reason word of a failure: what the operator and the user see first. */
-    static String reason(Throwable e, boolean timedOut) {
-        SQLException sql = sqlException(e);
-        String state = sql == null || sql.getSQLState() == null ? "" : sql.getSQLState();
-        return switch (state) {
-            case "28P01", "28000" -> "DatabaseAuthenticationFailed";
-            case "3D000" -> "DatabaseNotFound";
-            case "42501" -> "DatabasePermissionDenied";
-            default -> timedOut && (state.startsWith("08") || (sql == null && transientWithoutSql(e)))
-                    ? "DatabaseUnreachable" : "MigrationFailed";
-        };
+    /**
+     * What a failure of a start-up step is: the database's problem in the words a running node
+     * uses for it ({@link SqlErrors#diagnose}: a read-only database at start-up is
+     * DatabaseReadOnly, as it is later), or MigrationFailed when the step fails for a reason of its
+     * own (a migration that does not validate, a statement the database refuses).
+     */
+    static NodeProblem atStartup(NodeProblem diagnosed) {
+        return diagnosed == NodeProblem.DatabaseError || diagnosed == NodeProblem.ExecutorError
+                ? NodeProblem.MigrationFailed : diagnosed;
     }
 
     private DatabaseStartup() {
     }
 
     /**
-     * Runs the step until it succeeds, reporting each distinct problem to {@code status}.
+     * Runs the step until it succeeds, reporting each failure's diagnosis to {@code status}.
      *
      * @throws Failed when the problem is permanent, or still there after {@code timeout}
      */
@@ -80,34 +85,26 @@ final class DatabaseStartup {
                 return;
             } catch (Exception e) {
                 String cause = cause(e);
-                SQLException sql = sqlException(e);
-                boolean permanent = sql == null ? !transientWithoutSql(e)
-                        : sql.getSQLState() != null && PERMANENT.contains(sql.getSQLState());
-                if (permanent) {
-                    throw new Failed(reason(e, false), what + " failed: " + cause, e);
+                SqlErrors.Diagnosis diagnosis = SqlErrors.diagnose(e);
+                NodeProblem diagnosed = diagnosis.problem();
+                NodeProblem problem = atStartup(diagnosed);
+                if (PERMANENT.contains(diagnosed)) {
+                    throw new Failed(problem, what + " failed: " + cause, e);
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new Failed(reason(e, true), what + " still failing after startupTimeout " + timeout + ": " + cause, e);
+                    throw new Failed(problem, what + " still failing after startupTimeout " + timeout + ": " + cause, e);
                 }
                 if (!cause.equals(last)) {
                     LOG.warnf("%s failing, retrying for up to %s: %s", what, timeout, cause);
                     last = cause;
                 }
-                status.accept(what + ": " + cause);
+                // The status is the readiness check's, which answers anyone who reaches the pod:
+                // the diagnosis, never the driver's text (which can name hosts and roles; the log has it).
+                status.accept(what + ": " + diagnosis);
                 Thread.sleep(backoff);
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
             }
         }
-    }
-
-    /** Connection-level failures that carry no SQLException (e.g. a pool timeout). */
-    private static boolean transientWithoutSql(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.io.IOException || t instanceof java.util.concurrent.TimeoutException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static SQLException sqlException(Throwable e) {

@@ -1,6 +1,7 @@
 package io.drover.executor.service;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.NodeProblem;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.engine.ExecutorEngine;
 import io.drover.executor.handler.HandlerJars;
@@ -87,11 +88,11 @@ public class ExecutorNode {
             }
             started = true;
         } catch (DatabaseStartup.Failed e) {
-            fail(e.reason(), e.getMessage(), e);
+            fail(e.problem().name(), e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // shutting down while starting
         } catch (RuntimeException e) {
-            fail("StartupFailed", "Start-up failed: " + DatabaseStartup.cause(e), e);
+            fail(NodeProblem.StartupFailed.name(), "Start-up failed: " + DatabaseStartup.cause(e), e);
         }
     }
 
@@ -102,7 +103,7 @@ public class ExecutorNode {
      */
     private void fail(String reason, String cause, Throwable e) {
         LOG.error(reason + ": " + cause, e);
-        waitingFor = "failed: " + cause;
+        waitingFor = "failed: " + reason + " (the log and the termination message say why)";
         try {
             Path path = config.terminationMessagePath();
             if (Files.isWritable(path) || (!Files.exists(path) && path.getParent() != null && Files.isWritable(path.getParent()))) {

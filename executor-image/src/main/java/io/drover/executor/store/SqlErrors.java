@@ -1,5 +1,7 @@
 package io.drover.executor.store;
 
+import io.drover.contract.NodeProblem;
+
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.util.Set;
@@ -88,54 +90,59 @@ public final class SqlErrors {
 
     /**
      * What a failure of the engine's statements says about the database, for a node's status: a
-     * reason word (the operator shows it as the ExecutorCluster's condition reason, as it shows
-     * the reasons a node that cannot start writes) and a sentence with the SQLState. Never the
+     * problem (its word is the ExecutorCluster's condition reason; a node that cannot start uses
+     * the same words, {@code DatabaseStartup}) and a sentence with the SQLState. Never the
      * driver's text: it can name users, tables and hosts, and the status is read outside the API's
      * tokens.
      */
-    public record Diagnosis(String reason, String message) {
+    public record Diagnosis(NodeProblem problem, String message) {
+        /** The problem's word. */
+        public String reason() {
+            return problem.name();
+        }
+
         /** "Reason: message", the form of a node's termination message. */
         @Override
         public String toString() {
-            return reason + ": " + message;
+            return reason() + ": " + message;
         }
     }
 
     public static Diagnosis diagnose(Throwable e) {
         if (!fromTheDatabase(e)) {
-            return new Diagnosis("ExecutorError", "the engine fails with " + e.getClass().getSimpleName()
+            return new Diagnosis(NodeProblem.ExecutorError, "the engine fails with " + e.getClass().getSimpleName()
                     + ", not a database error; the node's log has the detail");
         }
         String state = sqlState(e);
         String code = state == null ? "no SQLState" : "SQLState " + state;
         if (READ_ONLY.equals(state)) {
-            return new Diagnosis("DatabaseReadOnly", "the database takes only reads (" + code + "): database.host"
+            return new Diagnosis(NodeProblem.DatabaseReadOnly, "the database takes only reads (" + code + "): database.host"
                     + " must name the primary (on Aurora or RDS, the writer endpoint), and neither the role nor the"
                     + " database may default to read-only transactions");
         }
         if (state != null && state.startsWith("28")) {
-            return new Diagnosis("DatabaseAuthenticationFailed", "the database refuses the credentials (" + code + ")");
+            return new Diagnosis(NodeProblem.DatabaseAuthenticationFailed, "the database refuses the credentials (" + code + ")");
         }
         if ("3D000".equals(state)) {
-            return new Diagnosis("DatabaseNotFound", "the database does not exist (" + code + ")");
+            return new Diagnosis(NodeProblem.DatabaseNotFound, "the database does not exist (" + code + ")");
         }
         if ("42501".equals(state)) {
-            return new Diagnosis("DatabasePermissionDenied", "the role may not read or write the job tables (" + code + ")");
+            return new Diagnosis(NodeProblem.DatabasePermissionDenied, "the role may not read or write the job tables (" + code + ")");
         }
         if (state != null && state.startsWith("53")) {
-            return new Diagnosis("DatabaseOutOfResources", "the database is out of connections, memory or disk (" + code + ")");
+            return new Diagnosis(NodeProblem.DatabaseOutOfResources, "the database is out of connections, memory or disk (" + code + ")");
         }
         if (unreachable(e)) {
-            return new Diagnosis("DatabaseUnreachable", timedOut(e)
+            return new Diagnosis(NodeProblem.DatabaseUnreachable, timedOut(e)
                     ? "the database does not answer within the timeout (" + code + ")"
                     : state == null ? "the database cannot be reached, or no connection of the node's pool was free in time ("
                             + code + ")"
                     : "the database cannot be reached or ended the session (" + code + ")");
         }
         if ("57014".equals(state)) {
-            return new Diagnosis("DatabaseTimeout", "the engine's statements run past their timeout (" + code + ")");
+            return new Diagnosis(NodeProblem.DatabaseTimeout, "the engine's statements run past their timeout (" + code + ")");
         }
-        return new Diagnosis("DatabaseError", "the database refuses the engine's statements (" + code + ")");
+        return new Diagnosis(NodeProblem.DatabaseError, "the database refuses the engine's statements (" + code + ")");
     }
 
     /** A SQLException or an I/O failure somewhere in the chain: the database's answer, or its absence. */

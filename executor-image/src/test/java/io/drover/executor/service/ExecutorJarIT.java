@@ -96,7 +96,8 @@ class ExecutorJarIT {
             HttpResponse<String> ready = http.send(HttpRequest.newBuilder(base.resolve("/q/health/ready")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(ready.statusCode()).isEqualTo(503);
-            assertThat(ready.body()).contains("Migrating the schema jar_wait").contains("SQLState 08001");
+            assertThat(ready.body()).contains("Migrating the schema jar_wait: DatabaseUnreachable: the database cannot be"
+                    + " reached or ended the session (SQLState 08001)");
             try (var pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().setPort(pgPort).start()) {
                 Jobs.await("ready once the database is up", Duration.ofSeconds(90),
                         () -> status(base.resolve("/q/health/ready")) == 200);

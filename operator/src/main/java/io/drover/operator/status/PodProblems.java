@@ -1,5 +1,6 @@
 package io.drover.operator.status;
 
+import io.drover.contract.NodeProblem;
 import io.drover.operator.figures.NodeReading;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -20,11 +21,11 @@ import java.util.regex.Pattern;
  * it, so that the ExecutorCluster's conditions carry the root cause instead of "0 of 2 ready":
  * the scheduler's message for an unschedulable pod, the image pull error, and for a crashing
  * executor its own last words. A node that cannot start writes "Reason: cause" to its
- * termination message (DatabaseAuthenticationFailed, DatabaseNotFound, DatabasePermissionDenied,
- * DatabaseUnreachable, MigrationFailed, StartupFailed); the container's
- * terminationMessagePolicy FallbackToLogsOnError gives the last log lines for any other crash.
- * A node that runs but is not ready names why in its figures (DatabaseReadOnly,
- * DatabaseUnreachable, ...: the executor's SqlErrors.diagnose). No log access is needed.
+ * termination message (DatabaseAuthenticationFailed, DatabaseUnreachable, MigrationFailed, ...);
+ * the container's terminationMessagePolicy FallbackToLogsOnError gives the last log lines for
+ * any other crash. A node that runs but is not ready names why in its figures (DatabaseReadOnly,
+ * DatabaseUnreachable, ...). Both use the words of {@link NodeProblem}, and only those are taken
+ * as a reason. No log access is needed.
  */
 public final class PodProblems {
     /**
@@ -40,20 +41,6 @@ public final class PodProblems {
 
     private static final Set<String> IMAGE = Set.of("ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull");
     private static final Set<String> CONFIG = Set.of("CreateContainerConfigError", "CreateContainerError", "RunContainerError");
-    private static final Set<String> EXECUTOR_REASONS = Set.of("DatabaseAuthenticationFailed", "DatabaseNotFound",
-            "DatabasePermissionDenied", "DatabaseUnreachable", "MigrationFailed", "StartupFailed");
-    /** The reasons a running executor names in its figures (the executor's SqlErrors.diagnose). */
-    private static final Set<String> RUNNING_REASONS = Set.of("DatabaseReadOnly", "DatabaseAuthenticationFailed",
-            "DatabaseNotFound", "DatabasePermissionDenied", "DatabaseOutOfResources", "DatabaseUnreachable",
-            "DatabaseTimeout", "DatabaseError", "ExecutorError");
-    /**
-     * Of those, the ones that do not pass on their own: a database that takes only reads, a
-     * refused login, a missing database, a missing privilege, statements the database refuses, the
-     * executor's own failure. The others (unreachable, out of resources, timeouts) are what a
-     * database restart or failover looks like for a minute.
-     */
-    private static final Set<String> NEED_ACTION = Set.of("DatabaseReadOnly", "DatabaseAuthenticationFailed",
-            "DatabaseNotFound", "DatabasePermissionDenied", "DatabaseError", "ExecutorError");
     private static final Pattern REASON_LINE = Pattern.compile("^([A-Z][A-Za-z]+): (.+)$", Pattern.DOTALL);
     private static final int MAX_MESSAGE = 1024;
     /** A container that crashed this recently and is not ready again is still crashing. */
@@ -152,11 +139,11 @@ public final class PodProblems {
             return Optional.empty();
         }
         Matcher m = REASON_LINE.matcher(reading.problem().trim());
-        if (!m.matches() || !RUNNING_REASONS.contains(m.group(1))) {
-            return Optional.empty();
-        }
-        return Optional.of(new Problem(m.group(1), "pod " + pod.getMetadata().getName() + " is not ready: " + oneLine(m.group(2)),
-                NEED_ACTION.contains(m.group(1))));
+        Optional<NodeProblem> problem = m.matches() ? NodeProblem.of(m.group(1)) : Optional.empty();
+        // Degraded (and its Warning events) only for what needs someone to act, not for what a
+        // database restart or failover looks like for a minute.
+        return problem.map(p -> new Problem(p.name(), "pod " + pod.getMetadata().getName() + " is not ready: "
+                + oneLine(m.group(2)), !p.passesOnItsOwn()));
     }
 
     private static Problem crash(String pod, ContainerStatus cs, ContainerStateTerminated ended) {
@@ -167,7 +154,7 @@ public final class PodProblems {
         }
         String words = ended.getMessage() == null ? "" : ended.getMessage().trim();
         Matcher m = REASON_LINE.matcher(words);
-        if (m.matches() && EXECUTOR_REASONS.contains(m.group(1))) {
+        if (m.matches() && NodeProblem.of(m.group(1)).isPresent()) {
             return new Problem(m.group(1), "pod " + pod + ": " + oneLine(m.group(2)) + restarts);
         }
         String lastLines = words.isEmpty() ? "no termination message" : lastLine(words);

@@ -51,6 +51,21 @@ class PodProblemsTest {
     }
 
     @Test
+    void everyWordOfTheExecutorsIsTakenFromACrashedNode() {
+        // A node that gave up at start-up on a read-only database says so in the running node's word.
+        Pod pod = withContainer(pod("jobs-0"), crashLooping(1, null, "DatabaseReadOnly: Migrating the schema drover"
+                + " still failing after startupTimeout PT5M: cannot execute CREATE TABLE in a read-only transaction (SQLState 25006)"));
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("DatabaseReadOnly");
+            assertThat(p.needsAction()).isTrue();
+        });
+        for (io.drover.contract.NodeProblem word : io.drover.contract.NodeProblem.values()) {
+            Pod crashed = withContainer(pod("jobs-0"), crashLooping(1, null, word.name() + ": cause"));
+            assertThat(PodProblems.find(List.of(crashed))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo(word.name()));
+        }
+    }
+
+    @Test
     void anyOtherCrashShowsTheLastLogLine() {
         Pod pod = withContainer(pod("jobs-0"), crashLooping(1, "Error",
                 "2026-11-22 10:00:00 INFO starting\nException in thread \"main\" java.lang.NoClassDefFoundError: x\n\n"));
