@@ -1,6 +1,8 @@
 package io.drover.executor.service;
 
+import io.agroal.api.AgroalDataSource;
 import io.drover.executor.engine.ExecutorEngine;
+import io.drover.executor.store.SqlErrors;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -8,11 +10,14 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Readiness: start-up is done (schema migrated: while it waits for the database it says what
+ * Readiness: the database answers (a connection of the node's pool is valid: Agroal's own check,
+ * as Quarkus's datasource check runs it, with the cause in the diagnosis's words instead of the
+ * driver's text), start-up is done (schema migrated: while it waits for the database it says what
  * for) and the node is acquiring (its acquisition has not been failing for longer than
  * {@link #FAILING_FOR}). A database outage makes a node unready, never "dead": restarting it
  * would not bring the database back.
@@ -26,9 +31,24 @@ public class EngineHealth {
     static final Duration FAILING_FOR = Duration.ofSeconds(30);
 
     private final ExecutorNode service;
+    private final AgroalDataSource dataSource;
 
-    EngineHealth(ExecutorNode service) {
+    EngineHealth(ExecutorNode service, AgroalDataSource dataSource) {
         this.service = service;
+        this.dataSource = dataSource;
+    }
+
+    @Readiness
+    HealthCheck database() {
+        return () -> {
+            HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-database");
+            try {
+                return dataSource.isHealthy(false) ? r.up().build()
+                        : r.down().withData("problem", "DatabaseUnreachable: a connection of the node's pool failed its check").build();
+            } catch (SQLException e) {
+                return r.down().withData("problem", SqlErrors.diagnose(e).toString()).build();
+            }
+        };
     }
 
     @Readiness

@@ -108,6 +108,8 @@ class MetricsAndHealthTest {
     void healthReflectsTheEngineAndTheDatabase() {
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
                 .body("checks.name", hasItem("drover-acquisition"))
+                .body("checks.name", hasItem("drover-database"))
+                .body("checks.size()", equalTo(2))
                 .body("checks.find { it.name == 'drover-acquisition' }.data.lockMode", equalTo("SkipLocked"));
         given().get("/q/health/live").then().statusCode(200).body("checks.name", hasItem("drover-engine"));
     }
