@@ -33,9 +33,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/* Rules on the namespaced objects the operator reconciles (ClusterRole or per-namespace Role). */}}
 {{- define "drover-operator.namespacedRules" -}}
+# The spec is the user's: the operator reads it and writes only the status (no finalizer).
 - apiGroups: [drover.io]
   resources: [executorclusters]
-  verbs: [get, list, watch, patch, update]
+  verbs: [get, list, watch]
 - apiGroups: [drover.io]
   resources: [executorclusters/status]
   verbs: [get, patch, update]
@@ -87,7 +88,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 # Read only: whether KEDA's HPA still scales a StatefulSet (the operator never writes replicas then).
 - apiGroups: [autoscaling]
   resources: [horizontalpodautoscalers]
-  verbs: [get, list]
+  verbs: [list]
 {{- end -}}
 
 {{/* Whether a Prometheus Operator object is wanted: true, false, or "auto" (the API serves it). */}}

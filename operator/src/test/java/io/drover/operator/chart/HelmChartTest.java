@@ -167,6 +167,12 @@ class HelmChartTest {
         assertThat(canI(sa, "delete", "statefulsets.apps", "rbac-team")).as("left to the garbage collector").isFalse();
         assertThat(canI(sa, "delete", "poddisruptionbudgets.policy", "rbac-team")).as("its own, when disabled").isTrue();
         assertThat(canI(sa, "list", "poddisruptionbudgets.policy", "rbac-team")).isFalse();
+        // The spec is the user's: the operator writes only the status.
+        for (String verb : List.of("patch", "update", "delete", "create")) {
+            assertThat(canI(sa, verb, "executorclusters.drover.io", "rbac-team")).as(verb + " executorclusters").isFalse();
+        }
+        assertThat(canI(sa, "list", "horizontalpodautoscalers.autoscaling", "rbac-team")).as("KEDA's HPA").isTrue();
+        assertThat(canI(sa, "get", "horizontalpodautoscalers.autoscaling", "rbac-team")).isFalse();
 
         // Without watchNamespaces: the release's namespace only.
         install("solo", "rbac-other");
