@@ -16,29 +16,36 @@ import java.util.Optional;
  */
 public enum NodeProblem {
     /** The database takes only reads: a replica as host, or a role or database defaulting to read-only. */
-    DatabaseReadOnly(false),
-    DatabaseAuthenticationFailed(false),
-    DatabaseNotFound(false),
-    DatabasePermissionDenied(false),
+    DatabaseReadOnly(Passes.NO, When.BOTH),
+    DatabaseAuthenticationFailed(Passes.NO, When.BOTH),
+    DatabaseNotFound(Passes.NO, When.BOTH),
+    DatabasePermissionDenied(Passes.NO, When.BOTH),
     /** Out of connections, memory or disk. */
-    DatabaseOutOfResources(true),
+    DatabaseOutOfResources(Passes.YES, When.BOTH),
     /** No connection, or the session ended: also what a restart or a failover looks like. */
-    DatabaseUnreachable(true),
+    DatabaseUnreachable(Passes.YES, When.BOTH),
     /** Statements run past their timeout. */
-    DatabaseTimeout(true),
+    DatabaseTimeout(Passes.YES, When.BOTH),
     /** The database refuses the engine's statements for another reason. */
-    DatabaseError(false),
+    DatabaseError(Passes.NO, When.RUNNING),
     /** The engine fails with something that is not the database's. */
-    ExecutorError(false),
+    ExecutorError(Passes.NO, When.RUNNING),
     /** A node cannot start: the schema's migration fails for a reason not named above. */
-    MigrationFailed(false),
+    MigrationFailed(Passes.NO, When.STARTING),
     /** A node cannot start for a reason that is not the database's. */
-    StartupFailed(false);
+    StartupFailed(Passes.NO, When.STARTING);
+
+    private enum Passes { YES, NO }
+
+    /** Where the executor writes the word: a node that cannot start, a running node, or both. */
+    private enum When { STARTING, RUNNING, BOTH }
 
     private final boolean passesOnItsOwn;
+    private final When when;
 
-    NodeProblem(boolean passesOnItsOwn) {
-        this.passesOnItsOwn = passesOnItsOwn;
+    NodeProblem(Passes passes, When when) {
+        this.passesOnItsOwn = passes == Passes.YES;
+        this.when = when;
     }
 
     /**
@@ -50,8 +57,22 @@ public enum NodeProblem {
         return passesOnItsOwn;
     }
 
+    /**
+     * The problem a node that cannot start names in its termination message ("Reason: cause"),
+     * if the word is one of those. Only these are taken from a crashed container's message: with
+     * FallbackToLogsOnError it may be a cut log tail, whose first line could start with any word.
+     */
+    public static Optional<NodeProblem> atStartup(String word) {
+        return of(word).filter(p -> p.when != When.RUNNING);
+    }
+
+    /** The problem a running node names in its figures' {@code problem}, if the word is one of those. */
+    public static Optional<NodeProblem> whileRunning(String word) {
+        return of(word).filter(p -> p.when != When.STARTING);
+    }
+
     /** The problem a word names, if it is one of these. */
-    public static Optional<NodeProblem> of(String word) {
+    private static Optional<NodeProblem> of(String word) {
         return Arrays.stream(values()).filter(p -> p.name().equals(word)).findFirst();
     }
 }

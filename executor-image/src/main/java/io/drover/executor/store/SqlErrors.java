@@ -145,10 +145,14 @@ public final class SqlErrors {
         return new Diagnosis(NodeProblem.DatabaseError, "the database refuses the engine's statements (" + code + ")");
     }
 
-    /** A SQLException or an I/O failure somewhere in the chain: the database's answer, or its absence. */
+    /**
+     * A SQLException, an I/O failure or a timeout somewhere in the chain: the database's answer, or
+     * its absence (a pool or a driver that gave up waiting for a connection).
+     */
     private static boolean fromTheDatabase(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException || t instanceof java.io.IOException) {
+            if (t instanceof SQLException || t instanceof java.io.IOException
+                    || t instanceof java.util.concurrent.TimeoutException) {
                 return true;
             }
         }

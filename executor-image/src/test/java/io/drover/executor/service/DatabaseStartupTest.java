@@ -37,6 +37,8 @@ class DatabaseStartupTest {
                 .isEqualTo(NodeProblem.DatabaseUnreachable);
         assertThat(failsAfterTheTimeout(new RuntimeException("Unable to obtain connection",
                 new java.net.SocketException("Connection reset")))).isEqualTo(NodeProblem.DatabaseUnreachable);
+        assertThat(failsAfterTheTimeout(new RuntimeException("no connection in time",
+                new java.util.concurrent.TimeoutException()))).isEqualTo(NodeProblem.DatabaseUnreachable);
         // Until 2026-11-26 these three were all MigrationFailed at start-up.
         assertThat(failsAfterTheTimeout(new SQLException("cannot execute CREATE TABLE in a read-only transaction", "25006")))
                 .isEqualTo(NodeProblem.DatabaseReadOnly);

@@ -139,7 +139,7 @@ public final class PodProblems {
             return Optional.empty();
         }
         Matcher m = REASON_LINE.matcher(reading.problem().trim());
-        Optional<NodeProblem> problem = m.matches() ? NodeProblem.of(m.group(1)) : Optional.empty();
+        Optional<NodeProblem> problem = m.matches() ? NodeProblem.whileRunning(m.group(1)) : Optional.empty();
         // Degraded (and its Warning events) only for what needs someone to act, not for what a
         // database restart or failover looks like for a minute.
         return problem.map(p -> new Problem(p.name(), "pod " + pod.getMetadata().getName() + " is not ready: "
@@ -154,7 +154,7 @@ public final class PodProblems {
         }
         String words = ended.getMessage() == null ? "" : ended.getMessage().trim();
         Matcher m = REASON_LINE.matcher(words);
-        if (m.matches() && NodeProblem.of(m.group(1)).isPresent()) {
+        if (m.matches() && NodeProblem.atStartup(m.group(1)).isPresent()) {
             return new Problem(m.group(1), "pod " + pod + ": " + oneLine(m.group(2)) + restarts);
         }
         String lastLines = words.isEmpty() ? "no termination message" : lastLine(words);

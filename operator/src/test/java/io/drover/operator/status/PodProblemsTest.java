@@ -51,18 +51,24 @@ class PodProblemsTest {
     }
 
     @Test
-    void everyWordOfTheExecutorsIsTakenFromACrashedNode() {
+    void everyWordANodeThatCannotStartWritesIsTakenAndNoOther() {
         // A node that gave up at start-up on a read-only database says so in the running node's word.
         Pod pod = withContainer(pod("jobs-0"), crashLooping(1, null, "DatabaseReadOnly: Migrating the schema drover"
                 + " still failing after startupTimeout PT5M: cannot execute CREATE TABLE in a read-only transaction (SQLState 25006)"));
-        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> {
-            assertThat(p.reason()).isEqualTo("DatabaseReadOnly");
-            assertThat(p.needsAction()).isTrue();
-        });
-        for (io.drover.contract.NodeProblem word : io.drover.contract.NodeProblem.values()) {
-            Pod crashed = withContainer(pod("jobs-0"), crashLooping(1, null, word.name() + ": cause"));
-            assertThat(PodProblems.find(List.of(crashed))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo(word.name()));
+        assertThat(PodProblems.find(List.of(pod))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo("DatabaseReadOnly"));
+        for (String word : List.of("DatabaseAuthenticationFailed", "DatabaseNotFound", "DatabasePermissionDenied",
+                "DatabaseReadOnly", "DatabaseUnreachable", "DatabaseOutOfResources", "DatabaseTimeout", "MigrationFailed",
+                "StartupFailed")) {
+            Pod crashed = withContainer(pod("jobs-0"), crashLooping(1, null, word + ": cause"));
+            assertThat(PodProblems.find(List.of(crashed))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo(word));
         }
+        // Words only a running node writes: a log tail cut to start with one is not a start-up's reason.
+        for (String word : List.of("DatabaseError", "ExecutorError")) {
+            Pod crashed = withContainer(pod("jobs-0"), crashLooping(1, null, word + ": cause"));
+            assertThat(PodProblems.find(List.of(crashed))).hasValueSatisfying(p -> assertThat(p.reason()).isEqualTo("CrashLoopBackOff"));
+        }
+        // And a running node's figures never carry a start-up's word.
+        assertThat(PodProblems.find(List.of(running("jobs-0", false)), Map.of("jobs-0", reading("MigrationFailed: x")))).isEmpty();
     }
 
     @Test
