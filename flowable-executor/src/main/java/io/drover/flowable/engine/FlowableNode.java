@@ -115,7 +115,9 @@ public class FlowableNode {
                             + ": " + cause, null);
                     return;
                 }
-                waitingFor = "the database: " + cause.getMessage();
+                // Readiness shows this to whoever reaches the pod: the SQLState, never the driver's
+                // message (it can name hosts and roles; the log below has it).
+                waitingFor = "the database, which cannot be reached or is busy (" + sqlState(e) + ")";
                 LOG.warnf("Starting the Flowable engine failing, retrying for up to %s: %s", settings.startupTimeout(), cause);
                 try {
                     Thread.sleep(backoff.toMillis());
@@ -315,6 +317,16 @@ public class FlowableNode {
             LOG.error(message, e);
         }
         Quarkus.asyncExit(1);
+    }
+
+    /** "SQLState 08001" of the first SQLException in the chain, or "no SQLState". */
+    private static String sqlState(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SQLException sql && sql.getSQLState() != null) {
+                return "SQLState " + sql.getSQLState();
+            }
+        }
+        return "no SQLState";
     }
 
     /** The database cannot be reached or is busy: worth waiting for. */
