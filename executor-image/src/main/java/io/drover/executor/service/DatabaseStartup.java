@@ -21,8 +21,8 @@ final class DatabaseStartup {
     private static final Logger LOG = Logger.getLogger(DatabaseStartup.class);
     /**
      * What waiting does not fix: refused credentials, a missing database, a missing privilege, and
-     * a failure that is not the database's at all (no SQLException or I/O failure in it: a
-     * migration that does not validate).
+     * a failure that is not the database's at all (no SQLException, I/O failure or timeout in it:
+     * a migration that does not validate).
      */
     private static final Set<NodeProblem> PERMANENT = Set.of(NodeProblem.DatabaseAuthenticationFailed,
             NodeProblem.DatabaseNotFound, NodeProblem.DatabasePermissionDenied, NodeProblem.ExecutorError);
