@@ -1,6 +1,7 @@
 package io.drover.executor.service;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.NodeProblem;
 import io.drover.executor.engine.ExecutorEngine;
 import io.drover.executor.store.SqlErrors;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -44,7 +45,8 @@ public class EngineHealth {
             HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-database");
             try {
                 return dataSource.isHealthy(false) ? r.up().build()
-                        : r.down().withData("problem", "DatabaseUnreachable: a connection of the node's pool failed its check").build();
+                        : r.down().withData("problem", NodeProblem.DatabaseUnreachable.name()
+                        + ": a connection of the node's pool failed its check").build();
             } catch (SQLException e) {
                 return r.down().withData("problem", SqlErrors.diagnose(e).toString()).build();
             }
