@@ -127,6 +127,12 @@ class ExecutorClusterSchemaTest {
             database: {host: db, name: jobs, credentialsSecret: {name: s, passwordKey: "pass word"}} | spec.database.credentialsSecret.passwordKey: Invalid value: "pass word": spec.database.credentialsSecret.passwordKey in body should match
             database: {host: db, name: jobs, sslMode: verify-full, caBundle: {configMap: RDS_CA}, credentialsSecret: {name: s}} | spec.database.caBundle.configMap: Invalid value: "RDS_CA": spec.database.caBundle.configMap in body should match
             apiTokenSecret: {name: api/token, key: token} | spec.apiTokenSecret.name: Invalid value: "api/token": spec.apiTokenSecret.name in body should match
+            resources: {limits: {memory: 2 GB}}          | spec.resources.limits.memory: Invalid value: "2 GB": spec.resources.limits.memory in body should match
+            resources: {requests: {cpu: lots}}          | spec.resources.requests.cpu: Invalid value: "lots": spec.resources.requests.cpu in body should match
+            resources: {requests: {cpu: "-1"}}          | spec.resources.requests.cpu: Invalid value: "-1": spec.resources.requests.cpu in body should match
+            resources: {requests: {cpu: -2}}            | spec.resources.requests.cpu: Invalid value: -2: spec.resources.requests.cpu in body should be greater than or equal to 0
+            resources: {requests: {memory: 8Gi}, limits: {memory: 4Gi}} | spec.resources.requests: Invalid value: "object": resources.requests must not exceed resources.limits for the same resource
+            resources: {requests: {cpu: 1500m, memory: 1Gi}, limits: {cpu: 1}} | spec.resources.requests: Invalid value: "object": resources.requests must not exceed resources.limits for the same resource
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -255,6 +261,9 @@ class ExecutorClusterSchemaTest {
             apiTokenSecret: {name: api-token, key: token}
             retryBackoff: 10m
             engine: Flowable\\nlockMode: Global\\nretryBackoff: 15m
+            resources: {requests: {cpu: 500m, memory: 4Gi, ephemeral-storage: 1G}, limits: {cpu: 2, memory: 4Gi}}
+            resources: {requests: {cpu: "1.5", memory: "1e9"}, limits: {memory: "1e9", hugepages-2Mi: 0}}
+            resources: {requests: {cpu: 7}, limits: {example.com/gpu: 1}}
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

@@ -204,17 +204,16 @@ class ExecutorClusterReconcilerTest {
                 .until(() -> events("roll", "RollingUpdate").stream().anyMatch(e -> e.getNote().equals(
                         "Rolling the executors: a referenced Secret changed (e.g. a rotated password or API token)")));
 
-        // A StatefulSet the API server refuses (requests above limits, which the CRD does not
-        // judge): nothing is written, not even the new settings, and the cluster says why.
+        // A StatefulSet the API server refuses (a resource name no container may have, which the
+        // CRD does not judge): nothing is written, not even the new settings, and the cluster says why.
         edit("roll", ec -> {
             ec.getSpec().threads = 32;
             ec.getSpec().resources = new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
-                    .addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity("2Gi"))
-                    .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).build();
+                    .addToRequests("widgets", new io.fabric8.kubernetes.api.model.Quantity("1")).build();
         });
         ExecutorCluster refused = awaitCondition("roll", Conditions.DEGRADED, "True", "ReconcileFailed");
         assertThat(condition(refused, Conditions.DEGRADED).getMessage()).startsWith("the API server refused a request (422)")
-                .contains("must be less than or equal to memory limit").doesNotContain("https://");
+                .contains("widgets").doesNotContain("https://");
         assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get().getData())
                 .as("the running pods' settings, kept").containsEntry("DROVER_THREADS", "16");
         edit("roll", ec -> {

@@ -271,7 +271,14 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("Secret key holding the read-write bearer token of the executors' HTTP API. Without it the operator generates Secret <name>-api with a read-write token (key token) and a read-only one (key readToken); the API is closed to calls without a token.")
     public SecretKeyRef apiTokenSecret;
 
-    @JsonPropertyDescription("CPU and memory of each executor container. Default sized for one node per c5.2xlarge (8 vCPU, 16 GiB).")
+    // Every value is a quantity by the schema (api/schema/QuantitySchema, which also bounds the maps
+    // and values so that this rule fits the API server's cost budget).
+    @ValidationRule(value = "!has(self.limits) || !has(self.requests) || self.requests.all(r, !(r in self.limits)"
+            + " || quantity(string(self.requests[r])).compareTo(quantity(string(self.limits[r]))) <= 0)",
+            message = "resources.requests must not exceed resources.limits for the same resource: the API server refuses"
+                    + " such a pod, so no executor would start",
+            fieldPath = ".requests")
+    @JsonPropertyDescription("CPU and memory of each executor container: quantities such as 500m, 2, 4Gi. Default sized for one node per c5.2xlarge (8 vCPU, 16 GiB).")
     public ResourceRequirements resources;
 
     @Size(max = 4096)

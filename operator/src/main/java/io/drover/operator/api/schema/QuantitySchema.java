@@ -1,0 +1,70 @@
+package io.drover.operator.api.schema;
+
+import io.fabric8.crdv2.generator.CRDPostProcessor;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+
+import java.util.Map;
+
+/**
+ * Completes the generated schema of {@code spec.resources}: every value of {@code limits} and
+ * {@code requests} must be a Kubernetes quantity, and each map is bounded.
+ *
+ * <p>Why a post-processor: fabric8's generator writes a library type's {@code Map<String,
+ * Quantity>} as bare int-or-string values, and an annotation cannot reach a library class's map
+ * values. Without this, "2 GB" or "lots" passed the API server and failed only when the operator
+ * wrote the StatefulSet. controller-gen writes the same pattern for Go's
+ * {@code resource.Quantity}; here it leaves out the sign, which no container resource may have.
+ * The bounds (entries, length) also keep the CEL rule on {@code resources} (requests not above
+ * limits, in ExecutorClusterSpec) within the API server's cost budget, which refuses the CRD for
+ * unbounded maps and strings.
+ *
+ * <p>Run at build time by the Quarkus operator SDK's CRD generation
+ * ({@code quarkus.operator-sdk.crd.post-processor}); {@code ExecutorClusterSchemaTest} checks the
+ * result on a real kube-apiserver.
+ */
+public class QuantitySchema implements CRDPostProcessor {
+    /** A quantity without a sign: "500m", "2", "1.5", "4Gi", "1e3"; the API server's own grammar. */
+    public static final String QUANTITY = "^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
+    /** Longer than any real quantity ("123.456Gi" is 9), short enough to bound a rule's cost. */
+    public static final long MAX_QUANTITY_LENGTH = 64;
+    /** cpu, memory, ephemeral-storage, hugepages of a few sizes and some extended resources. */
+    public static final long MAX_RESOURCES = 16;
+
+    @Override
+    public HasMetadata process(HasMetadata crd, String crdSpecVersion) {
+        if (!(crd instanceof CustomResourceDefinition definition)) {
+            return crd;
+        }
+        for (CustomResourceDefinitionVersion version : definition.getSpec().getVersions()) {
+            JSONSchemaProps resources = child(child(version.getSchema().getOpenAPIV3Schema(), "spec"), "resources");
+            if (resources == null) {
+                throw new IllegalStateException("the generated CRD has no spec.resources: update " + QuantitySchema.class.getName());
+            }
+            for (String map : new String[] {"limits", "requests"}) {
+                JSONSchemaProps entries = child(resources, map);
+                if (entries == null || entries.getAdditionalProperties() == null
+                        || entries.getAdditionalProperties().getSchema() == null) {
+                    throw new IllegalStateException("spec.resources." + map + " of the generated CRD has no value schema;"
+                            + " the generator's output changed: update " + QuantitySchema.class.getName());
+                }
+                entries.setMaxProperties(MAX_RESOURCES);
+                JSONSchemaProps value = entries.getAdditionalProperties().getSchema();
+                value.setPattern(QUANTITY); // applies to string values; a YAML integer is a quantity too
+                value.setMaxLength(MAX_QUANTITY_LENGTH);
+                value.setMinimum(0.0); // applies to integer values
+            }
+        }
+        return crd;
+    }
+
+    private static JSONSchemaProps child(JSONSchemaProps parent, String name) {
+        if (parent == null) {
+            return null;
+        }
+        Map<String, JSONSchemaProps> properties = parent.getProperties();
+        return properties == null ? null : properties.get(name);
+    }
+}
