@@ -1,6 +1,7 @@
 package io.drover.executor.store;
 
 import io.drover.contract.NodeProblem;
+import io.drover.contract.SqlStates;
 
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
@@ -29,7 +30,7 @@ public final class SqlErrors {
      * an I/O error).
      */
     public static boolean unreachable(Throwable e) {
-        String state = sqlState(e);
+        String state = SqlStates.first(e);
         return state == null || state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
                 || state.equals(READ_ONLY);
     }
@@ -42,7 +43,7 @@ public final class SqlErrors {
      * database).
      */
     public static boolean worthRetrying(Throwable e) {
-        return unreachable(e) || ATTEMPT_FAILED.contains(sqlState(e));
+        return unreachable(e) || ATTEMPT_FAILED.contains(SqlStates.first(e));
     }
 
     /**
@@ -53,7 +54,7 @@ public final class SqlErrors {
      * permission, a missing table; 58 and XX: the server's own failure), which no row is to blame for.
      */
     public static boolean rowRefused(Throwable e) {
-        String state = sqlState(e);
+        String state = SqlStates.first(e);
         return state != null && ROW_CLASSES.contains(state.substring(0, 2));
     }
 
@@ -113,7 +114,7 @@ public final class SqlErrors {
             return new Diagnosis(NodeProblem.ExecutorError, "the engine fails with " + e.getClass().getSimpleName()
                     + ", not a database error; the node's log has the detail");
         }
-        String state = sqlState(e);
+        String state = SqlStates.first(e);
         String code = state == null ? "no SQLState" : "SQLState " + state;
         if (READ_ONLY.equals(state)) {
             return new Diagnosis(NodeProblem.DatabaseReadOnly, "the database takes only reads (" + code + "): database.host"
@@ -157,15 +158,5 @@ public final class SqlErrors {
             }
         }
         return false;
-    }
-
-    /** The SQLState of the first SQLException in the chain that has one, or null. */
-    private static String sqlState(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getSQLState() != null) {
-                return s.getSQLState();
-            }
-        }
-        return null;
     }
 }

@@ -2,6 +2,7 @@ package io.drover.flowable.engine;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.contract.FlowablePool;
+import io.drover.contract.SqlStates;
 import io.drover.flowable.config.AsyncExecutorMapping;
 import io.drover.flowable.config.FlowableSettings;
 import io.drover.flowable.config.InvalidSettingsException;
@@ -321,12 +322,8 @@ public class FlowableNode {
 
     /** "SQLState 08001" of the first SQLException in the chain, or "no SQLState". */
     private static String sqlState(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof SQLException sql && sql.getSQLState() != null) {
-                return "SQLState " + sql.getSQLState();
-            }
-        }
-        return "no SQLState";
+        String state = SqlStates.first(e);
+        return state == null ? "no SQLState" : "SQLState " + state;
     }
 
     /** The database cannot be reached or is busy: worth waiting for. */
