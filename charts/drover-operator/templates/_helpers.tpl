@@ -56,9 +56,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   verbs: [get, create, patch]
 # Secrets: get by name only (no list, no watch, no cache of the namespace's Secrets). The
 # operator reads the Secrets an ExecutorCluster names, to check they opted in
-# (drover.io/executor-secret=true) and have the keys, and their versions to roll executors when
-# a password rotates; create only for a cluster's generated API tokens (<name>-api; create
-# cannot be limited by name). It never updates or deletes a Secret.
+# (drover.io/executor-secret=true) and have the keys, and the values the executors read, to
+# roll them when a password rotates (an HMAC under the cluster's key, never the values
+# themselves, goes into the pod template); create only for a cluster's generated API tokens
+# (<name>-api) and its roll hash's key (<name>-roll-key) (create cannot be limited by name). It
+# never updates or deletes a Secret.
 - apiGroups: [""]
   resources: [secrets]
   verbs: [get, create]

@@ -18,6 +18,7 @@ import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
 import io.drover.operator.resources.Ownership;
+import io.drover.operator.resources.RollKey;
 import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
@@ -155,13 +156,23 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
+        byte[] rollKey = RollKey.of(ensureGenerated(ec, client, RollKey.build(ec)).secret());
+        if (rollKey == null) {
+            String message = "Secret " + ec.getMetadata().getNamespace() + "/" + Names.rollKey(ec) + " has no key '"
+                    + RollKey.KEY + "' (it was rewritten): delete it, and the operator generates a new one (the executors"
+                    + " roll once)";
+            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
+            var findings = ClusterStatus.Findings.blocked("the key of its roll hash", "SecretKeyNotFound", message);
+            return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
+        }
+
         // Applied with the StatefulSet (upsertStatefulSet), not before: pods that restart read it,
         // so it must not carry settings whose StatefulSet the API server then refuses.
         ConfigMap configMap = ExecutorConfigMap.configMap(ec);
-        // The generated tokens' version joins the roll hash: deleting <name>-api to rotate them
-        // gives new tokens and rolls the executors onto them.
+        // The generated tokens join the roll hash: deleting <name>-api to rotate them gives new
+        // tokens and rolls the executors onto them.
         // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
-        String generatedTokens = tokens ? ensureApiTokens(ec, client) : "";
+        String generatedTokens = tokens ? ReferencedSecrets.hmac(rollKey, new java.util.TreeMap<>(ensureApiTokens(ec, client))) : "";
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
@@ -177,8 +188,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, object -> apply(ec, client, object));
 
         String settingsHash = ReferencedSecrets.sha256(String.valueOf(configMap.getData()));
-        String secretsHash = ReferencedSecrets.sha256(secrets.fingerprint() + "|" + generatedTokens);
-        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secrets.fingerprint() + "|" + generatedTokens);
+        String secretsFingerprint = secrets.fingerprint(rollKey);
+        String secretsHash = ReferencedSecrets.sha256(secretsFingerprint + "|" + generatedTokens);
+        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secretsFingerprint + "|" + generatedTokens);
         StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, configHash, settingsHash, secretsHash,
                 replicas(ec, current, autoscaling));
 
@@ -200,6 +212,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 Ownership.Target.of(ConfigMap.class, Names.configMap(ec)),
                 Ownership.Target.of(Service.class, Names.headlessService(ec)),
                 Ownership.Target.of(Service.class, Names.service(ec))));
+        writes.add(Ownership.Target.of(Secret.class, Names.rollKey(ec)));
         if (tokens) {
             writes.add(Ownership.Target.of(Secret.class, Names.apiTokens(ec)));
         }
@@ -327,28 +340,39 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     /**
      * Created once and never rewritten: producers hold its tokens (ApiTokens).
      *
-     * @return the token Secret's uid:resourceVersion (nothing of its values), for the roll hash
+     * @return the token Secret's data, for the roll hash (in memory only)
      */
-    private String ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
-        var secrets = client.secrets().inNamespace(ec.getMetadata().getNamespace());
-        Secret existing = secrets.withName(Names.apiTokens(ec)).get();
-        if (existing == null) {
-            Secret tokens = ApiTokens.build(ec);
-            own(ec, tokens);
-            try {
-                existing = secrets.resource(tokens).create();
-                LOG.infof("%s/%s: generated the API tokens in Secret %s", ec.getMetadata().getNamespace(),
-                        ec.getMetadata().getName(), Names.apiTokens(ec));
-                events.normal(client, ec, "TokensGenerated", "Create", "Generated the API tokens in Secret " + Names.apiTokens(ec)
-                        + " (token: read-write, readToken: read-only)");
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409) { // created meanwhile: keep the one that exists
-                    throw e;
-                }
-                existing = secrets.withName(Names.apiTokens(ec)).get();
-            }
+    private Map<String, String> ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
+        Generated tokens = ensureGenerated(ec, client, ApiTokens.build(ec));
+        if (tokens.created()) {
+            LOG.infof("%s/%s: generated the API tokens in Secret %s", ec.getMetadata().getNamespace(),
+                    ec.getMetadata().getName(), Names.apiTokens(ec));
+            events.normal(client, ec, "TokensGenerated", "Create", "Generated the API tokens in Secret " + Names.apiTokens(ec)
+                    + " (token: read-write, readToken: read-only)");
         }
-        return existing == null ? "" : existing.getMetadata().getUid() + ":" + existing.getMetadata().getResourceVersion();
+        return tokens.secret().getData() == null ? Map.of() : tokens.secret().getData();
+    }
+
+    /** A Secret the operator generates for a cluster, as it exists, and whether this pass created it. */
+    private record Generated(Secret secret, boolean created) {
+    }
+
+    /** Reads the generated Secret, or creates it from {@code generated} the first time; never rewrites it. */
+    private Generated ensureGenerated(ExecutorCluster ec, KubernetesClient client, Secret generated) {
+        var secrets = client.secrets().inNamespace(ec.getMetadata().getNamespace());
+        Secret existing = secrets.withName(generated.getMetadata().getName()).get();
+        if (existing != null) {
+            return new Generated(existing, false);
+        }
+        own(ec, generated);
+        try {
+            return new Generated(secrets.resource(generated).create(), true);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) { // created meanwhile: keep the one that exists
+                throw e;
+            }
+            return new Generated(secrets.withName(generated.getMetadata().getName()).require(), false);
+        }
     }
 
     private void apply(ExecutorCluster ec, KubernetesClient client, HasMetadata object) {

@@ -3,25 +3,31 @@ package io.drover.operator.reconcile;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.operator.resources.Labels;
+import io.drover.operator.resources.RollKey;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * The Secrets an ExecutorCluster points at (database credentials, API token, the database's CA
  * bundle when it is a Secret), and the CA bundle's ConfigMap, which must exist. The operator
- * reads them only to check that the keys exist and to fingerprint their versions: a rotated
- * password changes the Secret's resourceVersion, hence the fingerprint, which rolls the
- * executors so they reconnect with it. The fingerprint is built from each Secret's uid and
- * resourceVersion, never from its values: it sits in the pod template, readable by anyone who
- * may read StatefulSets, and a hash of a password can be guessed offline. Values are never
- * copied anywhere.
+ * reads them to check that the keys exist and to fingerprint the values the executors read: a
+ * rotated password changes the fingerprint, which rolls the executors so they reconnect with
+ * it, while a change of anything else of the Secret (a label, an annotation, another key such
+ * as a renewed certificate beside its CA) rolls nothing. The fingerprint is an HMAC under the
+ * cluster's own key ({@link RollKey}), never a plain hash: it sits in the pod template, readable
+ * by anyone who may read StatefulSets, and a plain hash of a password can be checked against
+ * guesses offline. Values are held in memory for the fingerprint only, never written or logged.
  *
  * <p>Each Secret is read by name with {@code get} (no list, no watch, no cache of the
  * namespace's Secrets), and is used only if it opted in with the label
@@ -29,10 +35,20 @@ import java.util.TreeMap;
  * operator reads them again every {@code drover.operator.secretRecheckInterval}.
  */
 final class ReferencedSecrets {
-    /** Either a fingerprint of everything referenced, or what is missing. */
-    record Result(String fingerprint, String problemReason, String problemMessage) {
+    /** Either the referenced values (by "secret/key"), or what is missing. */
+    record Result(SortedMap<String, String> values, String problemReason, String problemMessage) {
         boolean ok() {
             return problemReason == null;
+        }
+
+        /** The values' HMAC under the cluster's roll key. */
+        String fingerprint(byte[] key) {
+            return hmac(key, values);
+        }
+
+        @Override
+        public String toString() { // never the values
+            return ok() ? "Result[" + values.keySet() + "]" : "Result[" + problemReason + ": " + problemMessage + "]";
         }
     }
 
@@ -42,7 +58,7 @@ final class ReferencedSecrets {
     static Result read(KubernetesClient client, ExecutorCluster ec) {
         ExecutorClusterSpec spec = ec.getSpec();
         String ns = ec.getMetadata().getNamespace();
-        Map<String, String> keyed = new TreeMap<>();
+        SortedMap<String, String> values = new TreeMap<>();
         var creds = spec.database.credentialsSecret;
         Map<String, String> wanted = new TreeMap<>();
         wanted.put(creds.name + "/" + creds.usernameKeyOrDefault(), "spec.database.credentialsSecret");
@@ -91,9 +107,24 @@ final class ReferencedSecrets {
                 return new Result(null, "SecretKeyNotFound",
                         "Secret " + ns + "/" + name + " named by " + entry.getValue() + " has no key '" + key + "'");
             }
-            keyed.put(entry.getKey(), secret.getMetadata().getUid() + ":" + secret.getMetadata().getResourceVersion());
+            values.put(entry.getKey(), value);
         }
-        return new Result(sha256(keyed.toString()), null, null);
+        return new Result(values, null, null);
+    }
+
+    /**
+     * HMAC-SHA256 of "name=value" lines, in the map's order. Keyed so that the hash, which goes
+     * where many may read it, cannot be checked against guessed values.
+     */
+    static String hmac(byte[] key, SortedMap<String, String> values) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            values.forEach((name, value) -> mac.update((name + "=" + value + "\n").getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of().formatHex(mac.doFinal());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static String sha256(String text) {

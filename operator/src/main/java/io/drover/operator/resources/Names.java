@@ -42,6 +42,11 @@ public final class Names {
         return ec.getMetadata().getName() + "-api";
     }
 
+    /** The key of the roll hash's fingerprint of Secret values (RollKey). */
+    public static String rollKey(ExecutorCluster ec) {
+        return ec.getMetadata().getName() + "-roll-key";
+    }
+
     public static String triggerAuthentication(ExecutorCluster ec) {
         return ec.getMetadata().getName() + "-db";
     }

@@ -230,6 +230,21 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
                 .isEqualTo(before.getMetadata().getResourceVersion());
 
+        // A change of the Secret that leaves the values the executors read alone (a label, an
+        // annotation, another key) rolls nothing: the hash covers the values, not the version.
+        var dbSecret = client.secrets().inNamespace(ns).withName("jobs-db").get();
+        client.secrets().inNamespace(ns).withName("jobs-db").edit(secret -> {
+            secret.getMetadata().getLabels().put("helm.sh/chart", "payments-1.2.4");
+            secret.getMetadata().setAnnotations(Map.of("reconcile.example.com/at", "2026-11-26T21:00:00Z"));
+            secret.getData().put("host", java.util.Base64.getEncoder().encodeToString("db.example.internal".getBytes()));
+            return secret;
+        });
+        assertThat(client.secrets().inNamespace(ns).withName("jobs-db").get().getMetadata().getResourceVersion())
+                .isNotEqualTo(dbSecret.getMetadata().getResourceVersion());
+        sleep(Duration.ofSeconds(5)); // more than two secretRecheckIntervals (2s in tests)
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
+                .as("no roll for a Secret change the executors do not read").isEqualTo(before.getMetadata().getResourceVersion());
+
         // Rotating the generated API tokens: delete the Secret; new tokens, and the pods roll onto them.
         var oldTokens = client.secrets().inNamespace(ns).withName("roll-api").get();
         client.secrets().inNamespace(ns).withName("roll-api").withGracePeriod(0).delete();
@@ -237,6 +252,17 @@ class ExecutorClusterReconcilerTest {
         var newTokens = client.secrets().inNamespace(ns).withName("roll-api").get();
         assertThat(newTokens.getData().get("token")).isNotEqualTo(oldTokens.getData().get("token"));
         assertThat(fourth).isNotEqualTo(third);
+
+        // The roll hash's key: generated once, owned by the cluster, never opted in for executors.
+        // Deleting it gives a new key, hence a new hash: one roll.
+        var rollKey = client.secrets().inNamespace(ns).withName("roll-roll-key").get();
+        assertThat(rollKey.getMetadata().getOwnerReferences()).extracting(o -> o.getName()).containsExactly("roll");
+        assertThat(rollKey.getMetadata().getLabels()).doesNotContainKey(io.drover.operator.resources.Labels.SECRET_OPT_IN);
+        client.secrets().inNamespace(ns).withName("roll-roll-key").withGracePeriod(0).delete();
+        String fifth = awaitHash("roll", fourth);
+        assertThat(client.secrets().inNamespace(ns).withName("roll-roll-key").get().getData().get("key"))
+                .isNotEqualTo(rollKey.getData().get("key"));
+        assertThat(fifth).isNotEqualTo(fourth);
     }
 
     /**
