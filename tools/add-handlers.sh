@@ -21,7 +21,9 @@ skopeo copy --quiet "oci-archive:$BASE:$BASE_REF" "oci:$WORK/layout:base"
 umoci unpack --image "$WORK/layout:base" "$WORK/bundle" >/dev/null
 mkdir -p "$WORK/bundle/rootfs$ADD_TO"
 cp "$@" "$WORK/bundle/rootfs$ADD_TO/"
-chown -R 10001:10001 "$WORK/bundle/rootfs$ADD_TO"
+# Root's and readable, as the rest of /app (tools/build-image.sh): code, never written at run time.
+chown -R 0:0 "$WORK/bundle/rootfs$ADD_TO"
+chmod -R u+rwX,go+rX,go-w "$WORK/bundle/rootfs$ADD_TO"
 umoci repack --image "$WORK/layout:base" "$WORK/bundle"
 mkdir -p "$(dirname "$OUT")"
 rm -f "$OUT"

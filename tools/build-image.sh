@@ -64,7 +64,11 @@ GROUP
 printf 'hosts: files dns\n' > "$ROOT/etc/nsswitch.conf"
 # Kubernetes mounts its own /etc/hosts; this one serves chroot smoke tests and plain runtimes.
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$ROOT/etc/hosts"
-chown -R "$UID_GID" "$ROOT/app"
+# The application belongs to root and is only readable by the runtime user: a process that
+# is taken over cannot rewrite the code the next start loads (pods also mount the root
+# filesystem read-only; a plain runtime does not).
+chown -R 0:0 "$ROOT/app"
+chmod -R u+rwX,go+rX,go-w "$ROOT/app"
 
 echo "image: packing the OCI layout"
 LAYOUT="$WORK/layout"

@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +66,13 @@ class ExecutorImageIT {
         assertThat(rootfs.resolve("bin/sh")).doesNotExist();
         assertThat(rootfs.resolve("bin/bash")).doesNotExist();
         assertThat(rootfs.resolve("usr/bin/sh")).doesNotExist();
+        // The image's user (10001) reads the application and cannot rewrite it.
+        for (Path p : List.of(rootfs.resolve("app"), rootfs.resolve("app/quarkus-run.jar"), rootfs.resolve("app/lib"))) {
+            assertThat(Files.getAttribute(p, "unix:uid")).as(p + " owner").isEqualTo(0);
+            assertThat(Files.getPosixFilePermissions(p)).as(p + " permissions")
+                    .contains(PosixFilePermission.OTHERS_READ).doesNotContain(PosixFilePermission.OTHERS_WRITE,
+                            PosixFilePermission.GROUP_WRITE);
+        }
     }
 
     @Test
