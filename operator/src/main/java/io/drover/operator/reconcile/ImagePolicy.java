@@ -8,7 +8,9 @@ import java.util.List;
  * with the same rule). An ExecutorCluster author picks the image, and the image runs with the
  * database credentials: in a cluster where authors are not fully trusted, list the images.
  * An entry matches the image itself, the image with any tag or digest ({@code repo} matches
- * {@code repo:1.2} and {@code repo@sha256:...}), or, ending in '/', everything under it.
+ * {@code repo:1.2} and {@code repo@sha256:...}), or, ending in '/', everything under it. A tag
+ * or digest has no '/': {@code registry.example.com} does not match
+ * {@code registry.example.com:5000/miner}, which is another registry's image.
  * No entries: any image.
  */
 final class ImagePolicy {
@@ -24,7 +26,7 @@ final class ImagePolicy {
             return true;
         }
         return allowed.stream().anyMatch(a -> image.equals(a) || (a.endsWith("/") && image.startsWith(a))
-                || image.startsWith(a + ":") || image.startsWith(a + "@"));
+                || ((image.startsWith(a + ":") || image.startsWith(a + "@")) && !image.substring(a.length()).contains("/")));
     }
 
     String describe() {

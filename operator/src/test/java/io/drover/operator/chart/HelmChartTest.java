@@ -195,14 +195,16 @@ class HelmChartTest {
             kubectl("create", "namespace", ns);
         }
         install("imgs", "img-system", "--set", "watchNamespaces={img-team}",
-                "--set", "executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor}");
+                "--set", "executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor,registry.internal}");
         var client = TestCluster.get().client();
         // The policy takes effect once the API server has loaded it.
         org.awaitility.Awaitility.await("the image policy denies").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> assertThatThrownBy(() -> Clusters.create(client, "img-team",
                         Clusters.yaml("miner", "image: ghcr.io/acme/drover-executor-evil:1")))
                         .hasMessageContaining("spec.image: ghcr.io/acme/drover-executor-evil:1 is not among the allowed executor images"
-                                + " (registry.example.com/drover/, ghcr.io/acme/drover-executor;"));
+                                + " (registry.example.com/drover/, ghcr.io/acme/drover-executor, registry.internal;"));
+        assertThatThrownBy(() -> Clusters.create(client, "img-team", Clusters.yaml("miner-b", "image: registry.internal:5000/miner:1")))
+                .as("another registry's image, not a tag of an entry").hasMessageContaining("is not among the allowed executor images");
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-a", "image: ghcr.io/acme/drover-executor:0.2"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-b", "image: registry.example.com/drover/custom@sha256:0a1b"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-c", ""))).as("the default image").isNotNull();

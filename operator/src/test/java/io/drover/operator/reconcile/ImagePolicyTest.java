@@ -26,6 +26,12 @@ class ImagePolicyTest {
         assertThat(policy.allows("123456789012.dkr.ecr.eu-west-1.amazonaws.com/drover-x/executor:1")).isFalse();
         assertThat(policy.allows("quay.io/acme/exact:1.3")).isFalse();
         assertThat(policy.allows("docker.io/library/busybox")).isFalse();
+        // A registry on another port is another registry, not a tag of the entry.
+        ImagePolicy bare = new ImagePolicy(List.of("registry.example.com", "ghcr.io/acme/drover-executor"));
+        assertThat(bare.allows("registry.example.com:5000/miner:1")).isFalse();
+        assertThat(bare.allows("registry.example.com@evil/x")).isFalse();
+        assertThat(bare.allows("ghcr.io/acme/drover-executor:1/../miner")).isFalse();
+        assertThat(bare.allows("ghcr.io/acme/drover-executor:0.3@sha256:0a1b")).as("a tag and a digest").isTrue();
     }
 
     @Test
