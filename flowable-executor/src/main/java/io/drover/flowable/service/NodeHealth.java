@@ -1,5 +1,7 @@
 package io.drover.flowable.service;
 
+import io.agroal.api.AgroalDataSource;
+import io.drover.contract.SqlStates;
 import io.drover.flowable.engine.FlowableNode;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -8,10 +10,14 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
+import java.sql.SQLException;
+
 /**
  * The same probes as the Drover executor's, so the operator runs both engines' pods alike.
- * Readiness: the engine is built on its schema and, unless disabled, its async executor runs
- * (a starting node says what it waits for; a database outage makes it unready, not dead).
+ * Readiness: the database answers the pool's connection check, and the engine is built on its
+ * schema and, unless disabled, its async executor runs (a starting node says what it waits for;
+ * a database outage makes it unready, not dead). Whoever reaches the pod reads these answers:
+ * they name SQLStates, never the driver's messages (hosts, roles; the log has them).
  * Liveness: a node that cannot work says so, to be restarted: it failed to start, or is still
  * starting after startupTimeout, or its async executor stopped, or an acquisition loop stopped
  * turning ({@link FlowableNode#cannotWork}).
@@ -19,9 +25,27 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class NodeHealth {
     private final FlowableNode node;
+    private final AgroalDataSource dataSource;
 
-    NodeHealth(FlowableNode node) {
+    NodeHealth(FlowableNode node, AgroalDataSource dataSource) {
         this.node = node;
+        this.dataSource = dataSource;
+    }
+
+    /** Agroal's check of the pool's connections, as Quarkus's datasource check (turned off) runs it. */
+    @Readiness
+    HealthCheck database() {
+        return () -> {
+            HealthCheckResponseBuilder r = HealthCheckResponse.named("flowable-database");
+            try {
+                return dataSource.isHealthy(false) ? r.up().build()
+                        : r.down().withData("problem", "a connection of the node's pool failed its check").build();
+            } catch (SQLException e) {
+                String state = SqlStates.first(e);
+                return r.down().withData("problem", "the database cannot be reached or refused the connection ("
+                        + (state == null ? "no SQLState" : "SQLState " + state) + ")").build();
+            }
+        };
     }
 
     @Readiness
