@@ -133,6 +133,8 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {cpu: -2}}            | spec.resources.requests.cpu: Invalid value: -2: spec.resources.requests.cpu in body should be greater than or equal to 0
             resources: {requests: {memory: 8Gi}, limits: {memory: 4Gi}} | spec.resources.requests: Invalid value: "object": resources.requests must not exceed resources.limits for the same resource
             resources: {requests: {cpu: 1500m, memory: 1Gi}, limits: {cpu: 1}} | spec.resources.requests: Invalid value: "object": resources.requests must not exceed resources.limits for the same resource
+            resources: {limits: {memory: 1e1.5}}        | spec.resources.limits.memory: Invalid value: "1e1.5": spec.resources.limits.memory in body should match
+            resources: {requests: {memory: "1e99999999999"}, limits: {memory: 1Gi}} | spec.resources.requests.memory: Invalid value: "1e99999999999": spec.resources.requests.memory in body should match
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));

@@ -1,5 +1,6 @@
 package io.drover.operator.api.schema;
 
+import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.fabric8.crdv2.generator.CRDPostProcessor;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -26,8 +27,8 @@ import java.util.Map;
  * result on a real kube-apiserver.
  */
 public class QuantitySchema implements CRDPostProcessor {
-    /** A quantity without a sign: "500m", "2", "1.5", "4Gi", "1e3"; the API server's own grammar. */
-    public static final String QUANTITY = "^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
+    /** A quantity without a sign (ExecutorClusterSpec.QUANTITY, which its CEL rules use too). */
+    public static final String QUANTITY = ExecutorClusterSpec.QUANTITY;
     /** Longer than any real quantity ("123.456Gi" is 9), short enough to bound a rule's cost. */
     public static final long MAX_QUANTITY_LENGTH = 64;
     /** cpu, memory, ephemeral-storage, hugepages of a few sizes and some extended resources. */

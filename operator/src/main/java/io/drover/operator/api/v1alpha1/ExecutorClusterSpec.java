@@ -112,6 +112,13 @@ public class ExecutorClusterSpec {
             + " -Djava.net.preferIPv4Stack, -Djava.net.preferIPv6Addresses and -Djdk.virtualThreadScheduler.*, separated"
             + " by spaces: no agents, commands, option files, quotes or other properties (use the ExecutorCluster's fields)";
 
+    /**
+     * A Kubernetes quantity without a sign: "500m", "2", "1.5", "4Gi", "1e3". The API server's
+     * grammar, with the exponent an integer of at most three digits (its parser refuses a
+     * fractional one); no backslash, so that it reads the same in a CEL string.
+     */
+    public static final String QUANTITY = "^(([0-9]+([.][0-9]*)?)|([.][0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]{1,3}))?$";
+
     /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
     static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
 
@@ -271,9 +278,19 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("Secret key holding the read-write bearer token of the executors' HTTP API. Without it the operator generates Secret <name>-api with a read-write token (key token) and a read-only one (key readToken); the API is closed to calls without a token.")
     public SecretKeyRef apiTokenSecret;
 
-    // Every value is a quantity by the schema (api/schema/QuantitySchema, which also bounds the maps
-    // and values so that this rule fits the API server's cost budget).
+    // The schema's pattern (api/schema/QuantitySchema, which also bounds the maps and values so
+    // that these rules fit the API server's cost budget) comes first in each rule: the API
+    // server's quantity functions took over ten seconds on "1e99999999999", and CEL rules run even
+    // when a value fails its pattern. isQuantity then decides what the pattern lets through.
+    @ValidationRule(value = "!has(self.limits) || self.limits.all(r, !string(self.limits[r]).matches('" + QUANTITY + "')"
+            + " || isQuantity(string(self.limits[r])))",
+            message = "every resources.limits value must be a quantity such as 500m, 2 or 4Gi", fieldPath = ".limits")
+    @ValidationRule(value = "!has(self.requests) || self.requests.all(r, !string(self.requests[r]).matches('" + QUANTITY + "')"
+            + " || isQuantity(string(self.requests[r])))",
+            message = "every resources.requests value must be a quantity such as 500m, 2 or 4Gi", fieldPath = ".requests")
     @ValidationRule(value = "!has(self.limits) || !has(self.requests) || self.requests.all(r, !(r in self.limits)"
+            + " || !string(self.requests[r]).matches('" + QUANTITY + "') || !string(self.limits[r]).matches('" + QUANTITY + "')"
+            + " || !isQuantity(string(self.requests[r])) || !isQuantity(string(self.limits[r]))"
             + " || quantity(string(self.requests[r])).compareTo(quantity(string(self.limits[r]))) <= 0)",
             message = "resources.requests must not exceed resources.limits for the same resource: the API server refuses"
                     + " such a pod, so no executor would start",
