@@ -156,7 +156,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
-        byte[] rollKey = RollKey.of(ensureGenerated(ec, client, RollKey.build(ec)).secret());
+        byte[] rollKey = RollKey.of(ensureGenerated(ec, client, Names.rollKey(ec), () -> RollKey.build(ec)).secret());
         if (rollKey == null) {
             String message = "Secret " + ec.getMetadata().getNamespace() + "/" + Names.rollKey(ec) + " has no key '"
                     + RollKey.KEY + "' (it was rewritten): delete it, and the operator generates a new one (the executors"
@@ -172,7 +172,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         // The generated tokens join the roll hash: deleting <name>-api to rotate them gives new
         // tokens and rolls the executors onto them.
         // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
-        String generatedTokens = tokens ? ReferencedSecrets.hmac(rollKey, new java.util.TreeMap<>(ensureApiTokens(ec, client))) : "";
+        String generatedTokens = tokens ? ReferencedSecrets.hmac(rollKey, ensureApiTokens(ec, client)) : "";
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
@@ -340,30 +340,42 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     /**
      * Created once and never rewritten: producers hold its tokens (ApiTokens).
      *
-     * @return the token Secret's data, for the roll hash (in memory only)
+     * @return the tokens by "secret/key", for the roll hash (in memory only)
      */
-    private Map<String, String> ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
-        Generated tokens = ensureGenerated(ec, client, ApiTokens.build(ec));
+    private java.util.SortedMap<String, String> ensureApiTokens(ExecutorCluster ec, KubernetesClient client) {
+        Generated tokens = ensureGenerated(ec, client, Names.apiTokens(ec), () -> ApiTokens.build(ec));
         if (tokens.created()) {
             LOG.infof("%s/%s: generated the API tokens in Secret %s", ec.getMetadata().getNamespace(),
                     ec.getMetadata().getName(), Names.apiTokens(ec));
             events.normal(client, ec, "TokensGenerated", "Create", "Generated the API tokens in Secret " + Names.apiTokens(ec)
                     + " (token: read-write, readToken: read-only)");
         }
-        return tokens.secret().getData() == null ? Map.of() : tokens.secret().getData();
+        // The keys the executors read, and only those: another key added by a tool rolls nothing.
+        Map<String, String> data = tokens.secret().getData() == null ? Map.of() : tokens.secret().getData();
+        java.util.SortedMap<String, String> read = new java.util.TreeMap<>();
+        for (String key : List.of(ApiTokens.TOKEN_KEY, ApiTokens.READ_TOKEN_KEY)) {
+            read.put(Names.apiTokens(ec) + "/" + key, data.getOrDefault(key, ""));
+        }
+        return read;
     }
 
     /** A Secret the operator generates for a cluster, as it exists, and whether this pass created it. */
     private record Generated(Secret secret, boolean created) {
+        @Override
+        public String toString() { // never the generated values
+            return "Generated[" + secret.getMetadata().getName() + ", created=" + created + "]";
+        }
     }
 
-    /** Reads the generated Secret, or creates it from {@code generated} the first time; never rewrites it. */
-    private Generated ensureGenerated(ExecutorCluster ec, KubernetesClient client, Secret generated) {
+    /** Reads the generated Secret, or creates it from {@code build} the first time; never rewrites it. */
+    private Generated ensureGenerated(ExecutorCluster ec, KubernetesClient client, String name,
+                                      java.util.function.Supplier<Secret> build) {
         var secrets = client.secrets().inNamespace(ec.getMetadata().getNamespace());
-        Secret existing = secrets.withName(generated.getMetadata().getName()).get();
+        Secret existing = secrets.withName(name).get();
         if (existing != null) {
             return new Generated(existing, false);
         }
+        Secret generated = build.get();
         own(ec, generated);
         try {
             return new Generated(secrets.resource(generated).create(), true);
@@ -371,7 +383,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             if (e.getCode() != 409) { // created meanwhile: keep the one that exists
                 throw e;
             }
-            return new Generated(secrets.withName(generated.getMetadata().getName()).require(), false);
+            return new Generated(secrets.withName(name).require(), false);
         }
     }
 
