@@ -24,4 +24,10 @@ public final class SqlStates {
         }
         return null;
     }
+
+    /** "SQLState 08001" for the first state in the chain, or "no SQLState": how both engines name it. */
+    public static String describe(Throwable failure) {
+        String state = first(failure);
+        return state == null ? "no SQLState" : "SQLState " + state;
+    }
 }

@@ -17,12 +17,14 @@ class SqlStatesTest {
 
         assertThat(SqlStates.first(outer)).isEqualTo("40001");
         assertThat(SqlStates.first(noState)).as("a SQLException without a state is passed over").isEqualTo("08001");
+        assertThat(SqlStates.describe(outer)).isEqualTo("SQLState 40001");
     }
 
     @Test
     void noStateIsNull() {
         assertThat(SqlStates.first(new UncheckedIOException(new IOException("reset")))).isNull();
         assertThat(SqlStates.first(null)).isNull();
+        assertThat(SqlStates.describe(new IllegalStateException("x"))).isEqualTo("no SQLState");
     }
 
     @Test

@@ -115,7 +115,7 @@ public final class SqlErrors {
                     + ", not a database error; the node's log has the detail");
         }
         String state = SqlStates.first(e);
-        String code = state == null ? "no SQLState" : "SQLState " + state;
+        String code = SqlStates.describe(e);
         if (READ_ONLY.equals(state)) {
             return new Diagnosis(NodeProblem.DatabaseReadOnly, "the database takes only reads (" + code + "): database.host"
                     + " must name the primary (on Aurora or RDS, the writer endpoint), and neither the role nor the"

@@ -118,7 +118,7 @@ public class FlowableNode {
                 }
                 // Readiness shows this to whoever reaches the pod: the SQLState, never the driver's
                 // message (it can name hosts and roles; the log below has it).
-                waitingFor = "the database, which cannot be reached or is busy (" + sqlState(e) + ")";
+                waitingFor = "the database, which cannot be reached or is busy (" + SqlStates.describe(e) + ")";
                 LOG.warnf("Starting the Flowable engine failing, retrying for up to %s: %s", settings.startupTimeout(), cause);
                 try {
                     Thread.sleep(backoff.toMillis());
@@ -318,12 +318,6 @@ public class FlowableNode {
             LOG.error(message, e);
         }
         Quarkus.asyncExit(1);
-    }
-
-    /** "SQLState 08001" of the first SQLException in the chain, or "no SQLState". */
-    private static String sqlState(Throwable e) {
-        String state = SqlStates.first(e);
-        return state == null ? "no SQLState" : "SQLState " + state;
     }
 
     /** The database cannot be reached or is busy: worth waiting for. */

@@ -41,9 +41,8 @@ public class NodeHealth {
                 return dataSource.isHealthy(false) ? r.up().build()
                         : r.down().withData("problem", "a connection of the node's pool failed its check").build();
             } catch (SQLException e) {
-                String state = SqlStates.first(e);
                 return r.down().withData("problem", "the database cannot be reached or refused the connection ("
-                        + (state == null ? "no SQLState" : "SQLState " + state) + ")").build();
+                        + SqlStates.describe(e) + ")").build();
             }
         };
     }
