@@ -172,7 +172,12 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         // The generated tokens join the roll hash: deleting <name>-api to rotate them gives new
         // tokens and rolls the executors onto them.
         // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
-        String generatedTokens = tokens ? ReferencedSecrets.hmac(rollKey, ensureApiTokens(ec, client)) : "";
+        // One HMAC over every value the executors read, the referenced and the generated ones.
+        java.util.SortedMap<String, String> values = new java.util.TreeMap<>(secrets.values());
+        if (tokens) {
+            values.putAll(ensureApiTokens(ec, client));
+        }
+        String secretsHash = ReferencedSecrets.hmac(rollKey, values);
         apply(ec, client, ExecutorServices.headless(ec));
         apply(ec, client, ExecutorServices.api(ec));
         if (ExecutorDisruptionBudget.wanted(ec)) {
@@ -188,9 +193,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, object -> apply(ec, client, object));
 
         String settingsHash = ReferencedSecrets.sha256(String.valueOf(configMap.getData()));
-        String secretsFingerprint = secrets.fingerprint(rollKey);
-        String secretsHash = ReferencedSecrets.sha256(secretsFingerprint + "|" + generatedTokens);
-        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secretsFingerprint + "|" + generatedTokens);
+        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secretsHash);
         StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, configHash, settingsHash, secretsHash,
                 replicas(ec, current, autoscaling));
 

@@ -41,11 +41,6 @@ final class ReferencedSecrets {
             return problemReason == null;
         }
 
-        /** The values' HMAC under the cluster's roll key. */
-        String fingerprint(byte[] key) {
-            return hmac(key, values);
-        }
-
         @Override
         public String toString() { // never the values
             return ok() ? "Result[" + values.keySet() + "]" : "Result[" + problemReason + ": " + problemMessage + "]";
