@@ -8,16 +8,12 @@ import java.sql.SQLException;
  * readiness and status.
  */
 public final class SqlStates {
-    /** Deeper than any real chain (driver, pool, transaction wrappers); ends a cyclic one. */
-    private static final int MAX_DEPTH = 32;
-
     private SqlStates() {
     }
 
     /** The state of the first SQLException in the cause chain that has one, or null. */
     public static String first(Throwable failure) {
-        Throwable t = failure;
-        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
+        for (Throwable t : Causes.chain(failure)) {
             if (t instanceof SQLException s && s.getSQLState() != null) {
                 return s.getSQLState();
             }

@@ -1,5 +1,6 @@
 package io.drover.executor.api;
 
+import io.drover.contract.Causes;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -53,7 +54,7 @@ public class ApiExceptionMappers {
             return "is not a field here; the fields are " + u.getKnownPropertyIds().stream().map(String::valueOf)
                     .sorted().collect(Collectors.joining(", "));
         }
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        for (Throwable t : Causes.chain(e)) {
             if (t instanceof StreamConstraintsException) {
                 return "is beyond the limits of a request (nesting depth, or the length of a number or a string)";
             }

@@ -1,5 +1,6 @@
 package io.drover.executor.engine;
 
+import io.drover.contract.Causes;
 import org.jboss.logging.Logger;
 
 /**
@@ -28,10 +29,7 @@ final class ProblemLog {
 
     /** The exception and, when it wraps another (a driver error around a socket timeout), the root cause. */
     static String describe(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Causes.root(e);
         String text = e.getClass().getSimpleName() + ": " + e.getMessage();
         return root == e ? text : text + " (cause: " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }

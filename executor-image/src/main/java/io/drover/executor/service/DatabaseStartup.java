@@ -1,5 +1,6 @@
 package io.drover.executor.service;
 
+import io.drover.contract.Causes;
 import io.drover.contract.NodeProblem;
 import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
@@ -107,26 +108,10 @@ final class DatabaseStartup {
         }
     }
 
-    private static SQLException sqlException(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s) {
-                return s;
-            }
-        }
-        return null;
-    }
-
     /** The innermost message, in one line: what a human needs to see first. */
     static String cause(Throwable e) {
-        Throwable root = e;
-        SQLException sql = sqlException(e);
-        if (sql != null) {
-            root = sql;
-        } else {
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-        }
+        SQLException sql = Causes.find(e, SQLException.class);
+        Throwable root = sql != null ? sql : Causes.root(e);
         String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
         String line = message.replaceAll("\\s+", " ").trim();
         return sql != null && sql.getSQLState() != null ? line + " (SQLState " + sql.getSQLState() + ")" : line;

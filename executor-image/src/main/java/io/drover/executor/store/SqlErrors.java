@@ -1,5 +1,6 @@
 package io.drover.executor.store;
 
+import io.drover.contract.Causes;
 import io.drover.contract.NodeProblem;
 import io.drover.contract.SqlStates;
 
@@ -81,12 +82,7 @@ public final class SqlErrors {
      * network ending the session (a reset, a termination, a shutdown), which is known at once.
      */
     public static boolean timedOut(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.has(e, SocketTimeoutException.class);
     }
 
     /**
@@ -151,12 +147,6 @@ public final class SqlErrors {
      * its absence (a pool or a driver that gave up waiting for a connection).
      */
     private static boolean fromTheDatabase(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException || t instanceof java.io.IOException
-                    || t instanceof java.util.concurrent.TimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.has(e, SQLException.class, java.io.IOException.class, java.util.concurrent.TimeoutException.class);
     }
 }

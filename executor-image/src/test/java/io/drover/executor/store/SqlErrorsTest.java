@@ -1,9 +1,11 @@
 package io.drover.executor.store;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,6 +38,23 @@ class SqlErrorsTest {
         SqlErrors.Diagnosis bug = SqlErrors.diagnose(new IllegalStateException("a bug"));
         assertThat(bug.reason()).isEqualTo("ExecutorError");
         assertThat(bug.message()).contains("IllegalStateException").doesNotContain("a bug");
+    }
+
+    /**
+     * Two wrappers that name each other (initCause refuses only a throwable naming itself): the
+     * engine's loops diagnose every failure, and a walk without an end would spin the loop forever
+     * with health still green. The timeout turns such a regression into a failure, not a hang.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCyclicChainIsDiagnosed() {
+        IllegalStateException a = new IllegalStateException("pool");
+        IllegalStateException b = new IllegalStateException("wrapper", a);
+        a.initCause(b);
+
+        assertThat(SqlErrors.diagnose(a).reason()).isEqualTo("ExecutorError");
+        assertThat(SqlErrors.timedOut(a)).isFalse();
+        assertThat(SqlErrors.worthRetrying(a)).as("no SQLState: treated as unreachable").isTrue();
     }
 
     private static String reason(String state) {

@@ -1,5 +1,6 @@
 package io.drover.flowable.engine;
 
+import io.drover.contract.Causes;
 import io.agroal.api.AgroalDataSource;
 import io.drover.contract.FlowablePool;
 import io.drover.contract.SqlStates;
@@ -106,7 +107,7 @@ public class FlowableNode {
                 start();
                 return;
             } catch (Throwable e) {
-                Throwable cause = rootCause(e);
+                Throwable cause = Causes.root(e);
                 if (!databaseAway(e)) {
                     fail("The Flowable engine cannot start: " + cause, e);
                     return;
@@ -322,7 +323,7 @@ public class FlowableNode {
 
     /** The database cannot be reached or is busy: worth waiting for. */
     private static boolean databaseAway(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+        for (Throwable c : Causes.chain(e)) {
             if (c instanceof SQLException sql) {
                 String state = sql.getSQLState();
                 return state == null || state.length() < 2 || TRANSIENT_SQL_STATES.contains(state.substring(0, 2));
@@ -332,13 +333,5 @@ public class FlowableNode {
             }
         }
         return false;
-    }
-
-    private static Throwable rootCause(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c;
     }
 }

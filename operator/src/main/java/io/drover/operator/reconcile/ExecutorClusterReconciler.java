@@ -1,5 +1,6 @@
 package io.drover.operator.reconcile;
 
+import io.drover.contract.Causes;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
@@ -535,7 +536,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * field manager, the Status object printed whole).
      */
     static String failureMessage(Exception e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        for (Throwable t : Causes.chain(e)) {
             if (t instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
                 return "the API server refused a request (" + k.getCode() + "): " + k.getStatus().getMessage();
             }
@@ -544,11 +545,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     static boolean isConflict(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof KubernetesClientException kce && kce.getCode() == 409) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.chain(e).stream().anyMatch(t -> t instanceof KubernetesClientException k && k.getCode() == 409);
     }
 }
