@@ -72,8 +72,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     static final String FIELD_MANAGER = "drover-operator";
     /** Pod template hash of the StatefulSet spec the operator last wrote (replicas excluded). */
     static final String SPEC_HASH = "drover.io/spec-hash";
-    static final String SETTINGS_HASH = "drover.io/settings-hash";
-    static final String SECRETS_HASH = "drover.io/secrets-hash";
     /** What {@code kubectl rollout restart} sets on the pod template: see {@link #keepRolloutRestart}. */
     static final String ROLLOUT_RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
     private static final Logger LOG = Logger.getLogger(ExecutorClusterReconciler.class);
@@ -157,10 +155,11 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
-        byte[] rollKey = RollKey.of(ensureGenerated(ec, client, Names.rollKey(ec), () -> RollKey.build(ec)).secret());
+        Secret rollKeySecret = ensureGenerated(ec, client, Names.rollKey(ec), () -> RollKey.build(ec)).secret();
+        byte[] rollKey = RollKey.of(rollKeySecret);
         if (rollKey == null) {
             String message = "Secret " + ec.getMetadata().getNamespace() + "/" + Names.rollKey(ec) + " has no key '"
-                    + RollKey.KEY + "' (it was rewritten): delete it, and the operator generates a new one (the executors"
+                    + RollKey.KEY + "' (it was replaced): delete it, and the operator generates a new one (the executors"
                     + " roll once)";
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
             var findings = ClusterStatus.Findings.blocked("the key of its roll hash", "SecretKeyNotFound", message);
@@ -193,10 +192,9 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, object -> apply(ec, client, object));
 
-        String settingsHash = ReferencedSecrets.sha256(String.valueOf(configMap.getData()));
-        String configHash = ReferencedSecrets.sha256(configMap.getData() + "|" + secretsHash);
-        StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, configHash, settingsHash, secretsHash,
-                replicas(ec, current, autoscaling));
+        var hashes = new RollHashes(ReferencedSecrets.sha256(configMap.getData() + "|" + secretsHash),
+                ReferencedSecrets.sha256(String.valueOf(configMap.getData())), secretsHash, rollKeySecret.getMetadata().getUid());
+        StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, hashes, replicas(ec, current, autoscaling));
 
         var findings = ClusterStatus.Findings.applied(autoscaling.active(), autoscaling.reason(), autoscaling.message());
         UpdateControl<ExecutorCluster> control = status(ec, sts, findings, client);
@@ -255,16 +253,13 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * reconciliation retries with fresh data, so a stale count is never written back.
      */
     private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current, ConfigMap configMap,
-                                          String configHash, String settingsHash, String secretsHash, int replicas) {
+                                          RollHashes hashes, int replicas) {
         StatefulSet desired = ExecutorStatefulSet.build(ec, config.defaultImage(ec.getSpec().engine), config.executorImagePullPolicy(),
-                configHash, replicas);
+                hashes.config(), replicas);
         String specHash = ReferencedSecrets.sha256(String.valueOf(desired.getSpec().toBuilder().withReplicas(0).build()));
         Map<String, String> annotations = desired.getMetadata().getAnnotations();
         annotations.put(SPEC_HASH, specHash);
-        // On the StatefulSet, not its pod template (changing them rolls nothing): they let the
-        // next roll say whether the settings or a Secret changed.
-        annotations.put(SETTINGS_HASH, settingsHash);
-        annotations.put(SECRETS_HASH, secretsHash);
+        hashes.annotate(annotations);
         own(ec, desired);
         if (current == null) {
             StatefulSet existing = client.resource(desired).get();
@@ -301,7 +296,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         apply(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
-            events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + rollCause(was, settingsHash, secretsHash));
+            events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
         }
         if (!Objects.equals(wasReplicas, replicas)) {
             events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
@@ -323,22 +318,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (restartedAt != null) {
             desired.getSpec().getTemplate().getMetadata().getAnnotations().put(ROLLOUT_RESTARTED_AT, restartedAt);
         }
-    }
-
-    /** Why the pod template changed, for the RollingUpdate event. */
-    static String rollCause(Map<String, String> was, String settingsHash, String secretsHash) {
-        boolean settings = was.containsKey(SETTINGS_HASH) && !settingsHash.equals(was.get(SETTINGS_HASH));
-        boolean secret = was.containsKey(SECRETS_HASH) && !secretsHash.equals(was.get(SECRETS_HASH));
-        if (settings && secret) {
-            return "the settings and a referenced Secret changed";
-        }
-        if (settings) {
-            return "the settings changed";
-        }
-        if (secret) {
-            return "a referenced Secret changed (e.g. a rotated password or API token)";
-        }
-        return "the pod template changed (image, resources, placement, JVM options, env or an operator upgrade)";
     }
 
     /**

@@ -15,8 +15,9 @@ import java.util.Map;
  * which anyone who may read StatefulSets can see; keyed, it tells them nothing of a value, where
  * a plain hash of a password could be checked against guesses offline.
  *
- * <p>One Secret per cluster, generated once, owned by the cluster and never rewritten. Deleting
- * it gives a new key, hence a new fingerprint: the fleet rolls once.
+ * <p>One Secret per cluster, generated once, owned by the cluster and immutable: the API server
+ * refuses an edit of its key, so it changes only when someone deletes it, and a new key means a
+ * new fingerprint: the fleet rolls once.
  */
 public final class RollKey {
     public static final String KEY = "key";
@@ -36,11 +37,12 @@ public final class RollKey {
                 .withLabels(Labels.all(ec))
                 .endMetadata()
                 .withType("Opaque")
+                .withImmutable(true)
                 .withData(Map.of(KEY, Base64.getEncoder().encodeToString(key)))
                 .build();
     }
 
-    /** The key a Secret of {@link #build} holds, or null when it holds none (someone rewrote it). */
+    /** The key a Secret of {@link #build} holds, or null when it holds none (someone replaced it with one of their own). */
     public static byte[] of(Secret secret) {
         String encoded = secret.getData() == null ? null : secret.getData().get(KEY);
         if (encoded == null) {

@@ -258,11 +258,23 @@ class ExecutorClusterReconcilerTest {
         var rollKey = client.secrets().inNamespace(ns).withName("roll-roll-key").get();
         assertThat(rollKey.getMetadata().getOwnerReferences()).extracting(o -> o.getName()).containsExactly("roll");
         assertThat(rollKey.getMetadata().getLabels()).doesNotContainKey(io.drover.operator.resources.Labels.SECRET_OPT_IN);
+        assertThat(rollKey.getImmutable()).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.secrets().inNamespace(ns).withName("roll-roll-key")
+                        .edit(secret -> {
+                            secret.getData().put("key", java.util.Base64.getEncoder().encodeToString(new byte[32]));
+                            return secret;
+                        }))
+                .as("an edit of the key is refused by the API server").isInstanceOf(KubernetesClientException.class)
+                .hasMessageContaining("immutable");
         client.secrets().inNamespace(ns).withName("roll-roll-key").withGracePeriod(0).delete();
         String fifth = awaitHash("roll", fourth);
         assertThat(client.secrets().inNamespace(ns).withName("roll-roll-key").get().getData().get("key"))
                 .isNotEqualTo(rollKey.getData().get("key"));
         assertThat(fifth).isNotEqualTo(fourth);
+        org.awaitility.Awaitility.await("RollingUpdate event for the new key").atMost(TIMEOUT)
+                .until(() -> events("roll", "RollingUpdate").stream().anyMatch(e -> e.getNote().equals(
+                        "Rolling the executors: the roll hash's key is new (its Secret was deleted); no Secret value need"
+                                + " have changed")));
     }
 
     /**
@@ -408,6 +420,56 @@ class ExecutorClusterReconcilerTest {
         client.resource(theirs).delete();
         await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("billing").get());
         awaitCondition("billing", Conditions.DEGRADED, "False", "AsExpected");
+    }
+
+    /**
+     * The roll hash's key Secret is used only when it is the cluster's own and holds a key: a
+     * user's Secret of that name is NameTaken and left alone; one the cluster owns without the
+     * key (replaced by someone) leaves the fleet as it is until it is deleted.
+     */
+    @Test
+    @Order(4)
+    void aRollKeyThatIsNotTheClustersIsNeverUsed() {
+        Clusters.dbSecret(client, ns, "pw");
+        String userKey = java.util.Base64.getEncoder().encodeToString("the user's own".getBytes());
+        client.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withName("squat-roll-key").endMetadata()
+                .withData(Map.of("key", userKey)).build()).create();
+        Clusters.create(client, ns, Clusters.yaml("squat", ""));
+        ExecutorCluster ec = awaitCondition("squat", Conditions.DEGRADED, "True", "NameTaken");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("Secret squat-roll-key exists and is not this cluster's");
+        var theirs = client.secrets().inNamespace(ns).withName("squat-roll-key").get();
+        assertThat(theirs.getData()).as("the user's Secret, untouched").isEqualTo(Map.of("key", userKey));
+        assertThat(theirs.getMetadata().getOwnerReferences()).isNullOrEmpty();
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("squat").get()).as("nothing written").isNull();
+
+        client.resource(theirs).withGracePeriod(0).delete();
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("squat").get());
+        awaitCondition("squat", Conditions.DEGRADED, "False", "AsExpected");
+
+        // Replaced by one the cluster owns but without a key: the fleet is left as it is, and the
+        // condition says what to do. The operator recreates its key within a pass, so the test
+        // deletes and creates until its own Secret is the one in place.
+        var owner = client.resources(ExecutorCluster.class).inNamespace(ns).withName("squat").get();
+        var replaced = new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withName("squat-roll-key")
+                .addNewOwnerReference().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
+                .withName("squat").withUid(owner.getMetadata().getUid()).withController(true).endOwnerReference()
+                .endMetadata()
+                .withData(Map.of("other", userKey)).build();
+        org.awaitility.Awaitility.await("the replaced key in place").atMost(TIMEOUT).ignoreExceptions().until(() -> {
+            client.secrets().inNamespace(ns).withName("squat-roll-key").withGracePeriod(0).delete();
+            client.secrets().inNamespace(ns).resource(replaced).create();
+            return true;
+        });
+        ec = awaitCondition("squat", Conditions.DEGRADED, "True", "SecretKeyNotFound");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("squat-roll-key", "delete it");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("squat").get().getSpec())
+                .as("the fleet as it was").isEqualTo(sts.getSpec());
+
+        client.secrets().inNamespace(ns).withName("squat-roll-key").withGracePeriod(0).delete();
+        awaitCondition("squat", Conditions.DEGRADED, "False", "AsExpected");
+        assertThat(client.secrets().inNamespace(ns).withName("squat-roll-key").get().getData()).containsOnlyKeys("key");
     }
 
     @Test
