@@ -19,7 +19,7 @@ class SpecGuardsTest {
     @ValueSource(strings = {"-javaagent:/opt/agent.jar", "-agent\"\"lib:jdwp=transport=dt_socket,address=evil:5432",
             "-D%prod.drover.api.token=known", "-Dcom.sun.management.jmxremote.port=9010", "-Xmx1g -XX:OnError=sh",
             "-Xmx1g -XX:+StartAttachListener", "-Xmx1g $(QUARKUS_DATASOURCE_PASSWORD)", "-Xmx1g\u000b-javaagent:x.jar",
-            "-Dquarkus.datasource.jdbc.url=x"})
+            "-Dquarkus.datasource.jdbc.url=x", "-Xmx0", "-Xms0512m", "-Xss0"})
     void refusedJvmOptions(String options) {
         ExecutorClusterSpec spec = new ExecutorClusterSpec();
         spec.jvmOptions = options;
