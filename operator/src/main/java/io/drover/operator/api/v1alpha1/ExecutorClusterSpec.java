@@ -296,6 +296,16 @@ public class ExecutorClusterSpec {
             message = "resources.requests must not exceed resources.limits for the same resource: the API server refuses"
                     + " such a pod, so no executor would start",
             fieldPath = ".requests")
+    // Hugepages and extended resources (a name with a '/', e.g. example.com/gpu) cannot be
+    // overcommitted: the API server refuses a pod whose request differs from its limit, or has no limit.
+    @ValidationRule(value = "!has(self.requests) || self.requests.all(r, !(r.startsWith('hugepages-') || r.contains('/'))"
+            + " || !string(self.requests[r]).matches('" + QUANTITY + "') || !isQuantity(string(self.requests[r]))"
+            + " || (has(self.limits) && r in self.limits && (!string(self.limits[r]).matches('" + QUANTITY + "')"
+            + " || !isQuantity(string(self.limits[r]))"
+            + " || quantity(string(self.requests[r])).compareTo(quantity(string(self.limits[r]))) == 0)))",
+            message = "resources.requests of hugepages and extended resources (e.g. hugepages-2Mi, example.com/gpu) must"
+                    + " equal their resources.limits: the API server allows no overcommit of them, so no executor would start",
+            fieldPath = ".requests")
     @JsonPropertyDescription("CPU and memory of each executor container: quantities such as 500m, 2, 4Gi. Default sized for one node per c5.2xlarge (8 vCPU, 16 GiB).")
     public ResourceRequirements resources;
 
