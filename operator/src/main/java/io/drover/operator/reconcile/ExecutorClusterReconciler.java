@@ -280,23 +280,29 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         Map<String, String> was = current.getMetadata().getAnnotations() == null ? Map.of() : current.getMetadata().getAnnotations();
         boolean templateChanged = !specHash.equals(was.get(SPEC_HASH));
         Integer wasReplicas = current.getSpec().getReplicas();
-        if (!templateChanged && Objects.equals(wasReplicas, replicas)) {
-            apply(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
-            return current;
-        }
-        LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
-                templateChanged ? "pod template" : "replicas " + wasReplicas + " -> " + replicas);
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
         keepRolloutRestart(current, desired);
         // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
         // resource requests above their limits), the ConfigMap keeps the settings the running
         // pods have, so a pod that restarts meanwhile does not start with settings (a longer
         // jobTimeout) its StatefulSet (a grace period) never got.
-        client.resource(desired).dryRun().update();
+        StatefulSet asStored = client.resource(desired).dryRun().update();
+        boolean changedOutside = !templateChanged && !asStored.getSpec().equals(current.getSpec());
+        if (!templateChanged && !changedOutside && Objects.equals(wasReplicas, replicas)) {
+            apply(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
+            return current;
+        }
+        LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
+                templateChanged ? "pod template" : changedOutside ? "changed outside the operator"
+                        : "replicas " + wasReplicas + " -> " + replicas);
         apply(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
+        } else if (changedOutside) {
+            events.warning(client, ec, "StatefulSetRestored", "Update", "Restored executor StatefulSet "
+                    + desired.getMetadata().getName() + " as the ExecutorCluster declares it: its spec was changed outside the"
+                    + " operator (e.g. kubectl edit or set image); change the ExecutorCluster instead");
         }
         if (!Objects.equals(wasReplicas, replicas)) {
             events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");

@@ -311,6 +311,43 @@ class ExecutorClusterReconcilerTest {
     }
 
     /**
+     * The StatefulSet is the operator's: a change made to it directly (kubectl set image, an
+     * added variable, a changed probe) is undone on the next pass and said in an event, while
+     * kubectl rollout restart, a change the operator carries over, is kept.
+     */
+    @Test
+    @Order(2)
+    void aStatefulSetChangedOutsideTheOperatorIsRestored() {
+        Clusters.dbSecret(client, ns, "first");
+        Clusters.create(client, ns, Clusters.yaml("drift", "replicas: 1"));
+        awaitHash("drift", null);
+        StatefulSet declared = client.apps().statefulSets().inNamespace(ns).withName("drift").get();
+        String image = declared.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage();
+
+        client.apps().statefulSets().inNamespace(ns).withName("drift").edit(sts -> {
+            var container = sts.getSpec().getTemplate().getSpec().getContainers().getFirst();
+            container.setImage("registry.example.com/miner:1");
+            container.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar("EXTRA", "x", null));
+            return sts;
+        });
+        StatefulSet restored = org.awaitility.Awaitility.await("the declared StatefulSet back").atMost(TIMEOUT)
+                .until(() -> client.apps().statefulSets().inNamespace(ns).withName("drift").get(),
+                        sts -> sts.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage().equals(image));
+        assertThat(restored.getSpec()).isEqualTo(declared.getSpec());
+        assertThat(awaitEvent("drift", "StatefulSetRestored").getNote())
+                .contains("its spec was changed outside the operator", "change the ExecutorCluster instead");
+        assertThat(events("drift", "RollingUpdate")).as("not a roll of the operator's").isEmpty();
+
+        // Once restored, a pass writes nothing: the comparison is with what the API server stores.
+        String version = restored.getMetadata().getResourceVersion();
+        edit("drift", ec -> ec.getMetadata().setLabels(Map.of("team", "payments")));
+        sleep(Duration.ofSeconds(5)); // more than two secretRecheckIntervals (2s in tests)
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("drift").get().getMetadata().getResourceVersion())
+                .isEqualTo(version);
+        assertThat(events("drift", "StatefulSetRestored")).hasSize(1);
+    }
+
+    /**
      * A ResourceQuota (or an admission webhook) refuses the executor pods: no pod exists to say
      * why, only the StatefulSet controller's FailedCreate events. The conditions carry that cause.
      * This API server runs no controllers, so the event is written as the StatefulSet controller
