@@ -1,6 +1,7 @@
 package io.drover.executor.engine;
 
 import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.CompletionWriter;
 import org.jboss.logging.Logger;
 
@@ -147,7 +148,15 @@ final class CompletionLoop implements OutcomeBacklog {
                             + " their locks expire, and run again", result.unwritable());
                 }
                 int lost = outcomes.size() - result.written() - result.unwritable().size();
-                if (lost > 0) {
+                List<AcquiredJob> jobs = outcomes.stream().map(Outcome::job).toList();
+                if (lost > 0 && again && held.stillHeld(jobs)) {
+                    // Every lock was still this node's when the rewrite ended: no other node can
+                    // have changed those rows, so the failed write committed them before its
+                    // answer was lost. Not a lost lock: a database blip must not look like one.
+                    LOG.infof("%d of %d job outcomes changed nothing when written again after a failed write: it had"
+                            + " committed them before its answer was lost (their locks were this node's throughout)",
+                            lost, outcomes.size());
+                } else if (lost > 0) {
                     metrics.locksLost(lost);
                     LOG.warnf(again ? "%d of %d job outcomes changed nothing when written again after a failed write:"
                             + " the failed write may have committed them before its answer was lost, or their locks"
@@ -155,7 +164,7 @@ final class CompletionLoop implements OutcomeBacklog {
                             : "%d of %d job outcomes found their lock gone (expired and taken by another node): those"
                             + " jobs may have run twice", lost, outcomes.size());
                 }
-                held.completed(outcomes.stream().map(Outcome::job).toList());
+                held.completed(jobs);
                 return;
             } catch (Exception e) {
                 again = true;

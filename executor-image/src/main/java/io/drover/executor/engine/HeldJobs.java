@@ -72,6 +72,21 @@ final class HeldJobs {
         return leases.get(lease.id()) == lease && System.nanoTime() - lease.deadline < 0;
     }
 
+    /**
+     * True if each job's tenure is still the current one here and its lease has not run out: no
+     * other node can have taken any of them, so the rows are as this node last left them.
+     */
+    boolean stillHeld(Collection<AcquiredJob> jobs) {
+        long now = System.nanoTime();
+        for (AcquiredJob job : jobs) {
+            Lease l = leases.get(job.id());
+            if (l == null || l.job != job || now - l.deadline >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     void running(Lease lease) {
         lease.state = State.RUNNING;
     }

@@ -51,7 +51,7 @@ public final class ExecutorMetrics {
         completionBatch = DistributionSummary.builder("drover.completion.batch")
                 .description("Job outcomes written per completion round trip").register(registry);
         locksLost = counter("drover.locks.lost", "Running jobs whose lock this node no longer held when renewing or completing (they may have run twice),"
-                + " or outcomes written again after a write whose answer was lost had committed them");
+                + " or outcomes written again, after their locks could have lapsed, following a write whose answer was lost");
         locksRecovered = counter("drover.locks.recovered", "Jobs of dead nodes recovered by this node (expired locks swept, or a dead predecessor's released)");
         crashesCounted = counter("drover.jobs.crashed", "Recovered jobs that were running when their node died");
         poisoned = counter("drover.jobs.poisoned", "Jobs moved to dead letters as poison: maxCrashes nodes died running them");

@@ -30,6 +30,23 @@ class HeldJobsTest {
         assertThat(held.size()).isZero();
     }
 
+    @Test
+    void stillHeldOnlyWhileEveryTenureIsCurrentAndItsLeaseRuns() {
+        HeldJobs held = new HeldJobs(MINUTE);
+        AcquiredJob a = job(1, 1);
+        AcquiredJob b = job(2, 1);
+        held.acquired(List.of(a, b), System.nanoTime());
+        assertThat(held.stillHeld(List.of(a, b))).isTrue();
+
+        held.acquired(List.of(job(2, 2)), System.nanoTime()); // row 2 taken again: a later tenure
+        assertThat(held.stillHeld(List.of(a, b))).as("an earlier tenure is not held").isFalse();
+        assertThat(held.stillHeld(List.of(a))).isTrue();
+
+        held.renewed(List.of(1L), System.nanoTime() - 2 * MINUTE); // a renewal sent two minutes ago
+        assertThat(held.stillHeld(List.of(a))).as("its lease ran out").isFalse();
+        assertThat(held.stillHeld(List.of(job(3, 1)))).as("never held").isFalse();
+    }
+
     private static AcquiredJob job(long id, int version) {
         return new AcquiredJob(id, version, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0, false);
     }

@@ -85,4 +85,30 @@ class LostOutcomeReplyTest {
         assertThat(starts.get()).isEqualTo(2);
         assertThat(jobs.deadLetters()).isZero();
     }
+
+    /**
+     * A database blip that drops the answer to a committed completion: the rewrite finds the row
+     * gone, while the job's lock was this node's all along. No other node can have run it, so it
+     * is not a lost lock, and drover_locks_lost_total (whose alert means "jobs may have run
+     * twice") stays at zero.
+     */
+    @Test
+    void aRewriteThatFindsItsOwnCommitIsNotALostLock() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        LostReply network = new LostReply(db, new JobSql(new Tables(schema)).deleteDone());
+        network.letRewriteThrough();
+        var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        jobs.enqueue(1, "noop", "", 5);
+        try (ExecutorEngine engine = TestNode.start(network, schema, s -> s.threads(2)
+                .acquireInterval(Duration.ofMillis(20)), List.of(new io.drover.executor.handler.NoopHandler()), registry)) {
+            assertThat(network.awaitReplyLost(Duration.ofSeconds(30))).as("the completion's reply lost").isTrue();
+            Jobs.await("the outcome written again", Duration.ofSeconds(30), () -> network.rewrites().size() == 1);
+            assertThat(network.rewrites()).as("the first write had deleted the row").containsExactly(0);
+            Jobs.await("nothing held", Duration.ofSeconds(30), () -> engine.heldJobs() == 0);
+        }
+        assertThat(jobs.jobsLeft()).isZero();
+        assertThat(jobs.deadLetters()).isZero();
+        assertThat(registry.get("drover.locks.lost").counter().count()).as("locks lost").isZero();
+    }
 }
