@@ -1,10 +1,10 @@
 package io.drover.executor.engine;
 
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.executor.acquire.Acquisition;
 import io.drover.executor.acquire.AcquisitionStrategy;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
-import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 
 import javax.sql.DataSource;
@@ -66,7 +66,7 @@ final class AcquisitionLoop {
     private long lastWakeNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
     private volatile long lastSuccessNanos = System.nanoTime();
     /** What the latest cycle's failure says about the database; null after a cycle that worked. */
-    private volatile SqlErrors.Diagnosis failing;
+    private volatile DatabaseDiagnosis failing;
 
     /**
      * @param unwrittenOutcomes    outcomes waiting for the completion loop (not the batch it is writing)
@@ -145,7 +145,7 @@ final class AcquisitionLoop {
             } catch (Exception e) {
                 pool.unreserve(reserved);
                 database.failed(e);
-                failing = SqlErrors.diagnose(e);
+                failing = DatabaseDiagnosis.of(e);
                 metrics.acquisitionError();
                 problems.failed(e);
                 sleepQuietly(errorBackoff);
@@ -168,7 +168,7 @@ final class AcquisitionLoop {
             }
         } catch (SQLException e) {
             database.failed(e);
-            failing = SqlErrors.diagnose(e);
+            failing = DatabaseDiagnosis.of(e);
             problems.failed(e);
         }
         pause(wait);
@@ -222,7 +222,7 @@ final class AcquisitionLoop {
     }
 
     /** Why the latest cycle failed, in a status's words; null when it worked. */
-    SqlErrors.Diagnosis failing() {
+    DatabaseDiagnosis failing() {
         return failing;
     }
 

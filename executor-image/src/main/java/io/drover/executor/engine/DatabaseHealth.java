@@ -1,6 +1,6 @@
 package io.drover.executor.engine;
 
-import io.drover.executor.store.SqlErrors;
+import io.drover.contract.DatabaseDiagnosis;
 
 /**
  * When this node last reached, and last failed to reach, the database, whatever the loop.
@@ -31,7 +31,7 @@ final class DatabaseHealth {
 
     /** Records the failure if it says the database was unreachable (not a bad statement or row). */
     void failed(Exception e) {
-        if (SqlErrors.unreachable(e)) {
+        if (DatabaseDiagnosis.unreachable(e)) {
             lastFailureNanos = System.nanoTime();
             everFailed = true;
         }

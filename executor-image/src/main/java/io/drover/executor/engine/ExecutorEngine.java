@@ -1,5 +1,6 @@
 package io.drover.executor.engine;
 
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.executor.acquire.AcquisitionStrategy;
 import io.drover.executor.acquire.GlobalAcquireLock;
 import io.drover.executor.acquire.GlobalLockAcquisition;
@@ -13,7 +14,6 @@ import io.drover.executor.store.CompletionWriter;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.LockMaintenance;
-import io.drover.executor.store.SqlErrors;
 import io.drover.executor.store.Tables;
 import org.jboss.logging.Logger;
 
@@ -224,7 +224,7 @@ public final class ExecutorEngine implements AutoCloseable {
      * next one that works; empty otherwise. Readiness and the node's figures carry it, so a node
      * that is not ready says why without its log (one failure alone does not make it unready).
      */
-    public java.util.Optional<SqlErrors.Diagnosis> problem() {
+    public java.util.Optional<DatabaseDiagnosis> problem() {
         return state == State.RUNNING ? java.util.Optional.ofNullable(acquirer.failing()) : java.util.Optional.empty();
     }
 

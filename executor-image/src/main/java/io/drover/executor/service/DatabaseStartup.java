@@ -1,8 +1,8 @@
 package io.drover.executor.service;
 
 import io.drover.contract.Causes;
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.contract.NodeProblem;
-import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 
 import java.sql.SQLException;
@@ -55,7 +55,7 @@ final class DatabaseStartup {
 
     /**
      * What a failure of a start-up step is: the database's problem in the words a running node
-     * uses for it ({@link SqlErrors#diagnose}: a read-only database at start-up is
+     * uses for it ({@link DatabaseDiagnosis#of}: a read-only database at start-up is
      * DatabaseReadOnly, as it is later), or MigrationFailed when the step fails for a reason of its
      * own (a migration that does not validate, a statement the database refuses).
      */
@@ -86,7 +86,7 @@ final class DatabaseStartup {
                 return;
             } catch (Exception e) {
                 String cause = cause(e);
-                SqlErrors.Diagnosis diagnosis = SqlErrors.diagnose(e);
+                DatabaseDiagnosis diagnosis = DatabaseDiagnosis.of(e);
                 NodeProblem diagnosed = diagnosis.problem();
                 NodeProblem problem = atStartup(diagnosed);
                 if (PERMANENT.contains(diagnosed)) {

@@ -1,9 +1,9 @@
 package io.drover.executor.service;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.contract.NodeProblem;
 import io.drover.executor.engine.ExecutorEngine;
-import io.drover.executor.store.SqlErrors;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -48,7 +48,7 @@ public class EngineHealth {
                         : r.down().withData("problem", NodeProblem.DatabaseUnreachable.name()
                         + ": a connection of the node's pool failed its check").build();
             } catch (SQLException e) {
-                return r.down().withData("problem", SqlErrors.diagnose(e).toString()).build();
+                return r.down().withData("problem", DatabaseDiagnosis.of(e).toString()).build();
             }
         };
     }

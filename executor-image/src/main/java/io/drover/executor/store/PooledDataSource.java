@@ -8,6 +8,7 @@ import io.agroal.api.configuration.supplier.AgroalConnectionFactoryConfiguration
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
+import io.drover.contract.DatabaseDiagnosis;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -192,7 +193,7 @@ public final class PooledDataSource {
      * a timeout), which was decided on that failure.
      */
     static boolean checksIdle(SQLException e) {
-        return SqlErrors.connectionLost(e) && !SqlErrors.timedOut(e) && !"08003".equals(e.getSQLState());
+        return SqlErrors.connectionLost(e) && !DatabaseDiagnosis.timedOut(e) && !"08003".equals(e.getSQLState());
     }
 
     /** How many idle checks {@link LostConnections} started on this pool (tests). */

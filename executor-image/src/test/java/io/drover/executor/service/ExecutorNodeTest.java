@@ -29,6 +29,9 @@ class ExecutorNodeTest {
 
     @Test
     void runsJobsFromTheMigratedSchemaWithConfiguredSettings() throws Exception {
+        // The engine starts once the database is reached (DatabaseStartup, in the background): a
+        // test class that runs right after Quarkus started may come before it.
+        Jobs.await("the engine started", Duration.ofSeconds(30), () -> service.engine().isPresent());
         var engine = service.engine().orElseThrow();
         assertThat(engine.settings().schema()).isEqualTo("quarkus_test");
         assertThat(engine.settings().lockMode()).isEqualTo(LockMode.SkipLocked);

@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
@@ -107,7 +108,7 @@ class EnginePoolTest {
             } finally {
                 signal("CONT", frozen);
             }
-            assertThat(SqlErrors.timedOut(timedOut)).as("the timeout, not the closed connection after it").isTrue();
+            assertThat(DatabaseDiagnosis.timedOut(timedOut)).as("the timeout, not the closed connection after it").isTrue();
             assertThat(timedOut.getSuppressed()).as("the rollback's and the restore's failures").isNotEmpty()
                     .allSatisfy(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("08003"));
             assertThat(PooledDataSource.checksIdle(timedOut)).isFalse();
@@ -118,7 +119,7 @@ class EnginePoolTest {
             terminate(ended);
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 SQLException terminated = failure(() -> s.execute("select 1"));
-                assertThat(SqlErrors.timedOut(terminated)).isFalse();
+                assertThat(DatabaseDiagnosis.timedOut(terminated)).isFalse();
                 assertThat(PooledDataSource.checksIdle(terminated)).isTrue();
             }
             assertThat(PooledDataSource.idleChecksStarted(pool)).isEqualTo(1);
@@ -156,7 +157,7 @@ class EnginePoolTest {
                 assertThatThrownBy(() -> s.execute("create table read_only_probe (i int)"))
                         .isInstanceOf(SQLException.class)
                         .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("25006"))
-                        .satisfies(e -> assertThat(SqlErrors.unreachable(e)).as("unreachable for writes").isTrue())
+                        .satisfies(e -> assertThat(DatabaseDiagnosis.unreachable(e)).as("unreachable for writes").isTrue())
                         .satisfies(e -> assertThat(SqlErrors.worthRetrying(e)).as("to be tried again").isTrue());
             }
             assertThat(backendPid(pool)).as("the read-only connection was discarded").isNotEqualTo(first);

@@ -1,9 +1,9 @@
 package io.drover.flowable.engine;
 
-import io.drover.contract.Causes;
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.Causes;
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.contract.FlowablePool;
-import io.drover.contract.SqlStates;
 import io.drover.flowable.config.AsyncExecutorMapping;
 import io.drover.flowable.config.FlowableSettings;
 import io.drover.flowable.config.InvalidSettingsException;
@@ -117,9 +117,9 @@ public class FlowableNode {
                             + ": " + cause, null);
                     return;
                 }
-                // Readiness shows this to whoever reaches the pod: the SQLState, never the driver's
-                // message (it can name hosts and roles; the log below has it).
-                waitingFor = "the database, which cannot be reached or is busy (" + SqlStates.describe(e) + ")";
+                // Readiness shows this to whoever reaches the pod: the problem's word and the
+                // SQLState, never the driver's message (it can name hosts and roles; the log below has it).
+                waitingFor = "the database: " + DatabaseDiagnosis.of(e);
                 LOG.warnf("Starting the Flowable engine failing, retrying for up to %s: %s", settings.startupTimeout(), cause);
                 try {
                     Thread.sleep(backoff.toMillis());

@@ -1,7 +1,7 @@
 package io.drover.flowable.service;
 
 import io.agroal.api.AgroalDataSource;
-import io.drover.contract.SqlStates;
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.flowable.engine.FlowableNode;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -41,8 +41,7 @@ public class NodeHealth {
                 return dataSource.isHealthy(false) ? r.up().build()
                         : r.down().withData("problem", "a connection of the node's pool failed its check").build();
             } catch (SQLException e) {
-                return r.down().withData("problem", "the database cannot be reached or refused the connection ("
-                        + SqlStates.describe(e) + ")").build();
+                return r.down().withData("problem", DatabaseDiagnosis.of(e).toString()).build();
             }
         };
     }

@@ -1,4 +1,4 @@
-package io.drover.executor.store;
+package io.drover.contract;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A failure's diagnosis: the reason word the operator shows, and a sentence without driver text. */
-class SqlErrorsTest {
+class DatabaseDiagnosisTest {
     private static final String DRIVER_TEXT = "ERROR: permission denied for table job (user drover on db.internal)";
 
     @Test
@@ -25,7 +25,7 @@ class SqlErrorsTest {
         assertThat(reason("57014")).isEqualTo("DatabaseTimeout");
         assertThat(reason("42P01")).isEqualTo("DatabaseError");
         for (String state : new String[]{"25006", "28P01", "42501", "08006", "42P01"}) {
-            SqlErrors.Diagnosis d = SqlErrors.diagnose(new SQLException(DRIVER_TEXT, state));
+            DatabaseDiagnosis d = DatabaseDiagnosis.of(new SQLException(DRIVER_TEXT, state));
             assertThat(d.message()).contains("SQLState " + state).doesNotContain("drover").doesNotContain("db.internal");
             assertThat(d.toString()).isEqualTo(d.reason() + ": " + d.message());
         }
@@ -34,8 +34,8 @@ class SqlErrorsTest {
     @Test
     void aTimeoutAndANonDatabaseFailureAreToldApart() {
         SQLException timedOut = new SQLException("An I/O error occurred", "08006", new SocketTimeoutException("Read timed out"));
-        assertThat(SqlErrors.diagnose(timedOut).message()).startsWith("the database does not answer within the timeout");
-        SqlErrors.Diagnosis bug = SqlErrors.diagnose(new IllegalStateException("a bug"));
+        assertThat(DatabaseDiagnosis.of(timedOut).message()).startsWith("the database does not answer within the timeout");
+        DatabaseDiagnosis bug = DatabaseDiagnosis.of(new IllegalStateException("a bug"));
         assertThat(bug.reason()).isEqualTo("ExecutorError");
         assertThat(bug.message()).contains("IllegalStateException").doesNotContain("a bug");
     }
@@ -52,12 +52,12 @@ class SqlErrorsTest {
         IllegalStateException b = new IllegalStateException("wrapper", a);
         a.initCause(b);
 
-        assertThat(SqlErrors.diagnose(a).reason()).isEqualTo("ExecutorError");
-        assertThat(SqlErrors.timedOut(a)).isFalse();
-        assertThat(SqlErrors.worthRetrying(a)).as("no SQLState: treated as unreachable").isTrue();
+        assertThat(DatabaseDiagnosis.of(a).reason()).isEqualTo("ExecutorError");
+        assertThat(DatabaseDiagnosis.timedOut(a)).isFalse();
+        assertThat(DatabaseDiagnosis.unreachable(a)).as("no SQLState: treated as unreachable").isTrue();
     }
 
     private static String reason(String state) {
-        return SqlErrors.diagnose(new SQLException(DRIVER_TEXT, state)).reason();
+        return DatabaseDiagnosis.of(new SQLException(DRIVER_TEXT, state)).reason();
     }
 }
