@@ -84,6 +84,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
     private final ClusterEvents events = new ClusterEvents();
     private final FleetFigures fleet = new FleetFigures();
+    private final OutsideChanges outsideChanges = new OutsideChanges();
     private final FigureScraper scraper = new FigureScraper(Duration.ofSeconds(2), ExecutorStatefulSet.HTTP_PORT);
 
     /** The executor pods' informer (prepareEventSources). */
@@ -282,12 +283,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         Integer wasReplicas = current.getSpec().getReplicas();
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
         keepRolloutRestart(current, desired);
-        // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
-        // resource requests above their limits), the ConfigMap keeps the settings the running
-        // pods have, so a pod that restarts meanwhile does not start with settings (a longer
-        // jobTimeout) its StatefulSet (a grace period) never got.
-        StatefulSet asStored = client.resource(desired).dryRun().update();
-        boolean changedOutside = !templateChanged && !asStored.getSpec().equals(current.getSpec());
+        boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current);
         if (!templateChanged && !changedOutside && Objects.equals(wasReplicas, replicas)) {
             apply(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
             return current;
@@ -295,11 +291,17 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
                 templateChanged ? "pod template" : changedOutside ? "changed outside the operator"
                         : "replicas " + wasReplicas + " -> " + replicas);
+        // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
+        // resource requests above their limits), the ConfigMap keeps the settings the running
+        // pods have, so a pod that restarts meanwhile does not start with settings (a longer
+        // jobTimeout) its StatefulSet (a grace period) never got.
+        client.resource(desired).dryRun().update();
         apply(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
         } else if (changedOutside) {
+            outsideChanges.restored(ec.getMetadata().getUid(), Instant.now());
             events.warning(client, ec, "StatefulSetRestored", "Update", "Restored executor StatefulSet "
                     + desired.getMetadata().getName() + " as the ExecutorCluster declares it: its spec was changed outside the"
                     + " operator (e.g. kubectl edit or set image); change the ExecutorCluster instead");
@@ -308,6 +310,35 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
         }
         return updated;
+    }
+
+    /**
+     * Whether the StatefulSet, with nothing of the operator's to change, was changed by someone
+     * else and may be restored now ({@link OutsideChanges}). A dry run the API server does not
+     * answer (a conflict with a newer version, a webhook that is down) finds nothing this pass:
+     * the status is still written, and the next pass looks again.
+     */
+    private boolean changedOutside(ExecutorCluster ec, KubernetesClient client, StatefulSet desired, StatefulSet current) {
+        StatefulSet asStored;
+        try {
+            asStored = client.resource(desired).dryRun().update();
+        } catch (KubernetesClientException e) {
+            LOG.debugf("%s/%s: no comparison with the stored StatefulSet this pass (%s)", ec.getMetadata().getNamespace(),
+                    ec.getMetadata().getName(), failureMessage(e));
+            return false;
+        }
+        if (!OutsideChanges.differ(asStored, current)) {
+            return false;
+        }
+        if (!outsideChanges.mayRestore(ec.getMetadata().getUid(), Instant.now())) {
+            events.warning(client, ec, "StatefulSetChangedAgain", "Update", "Executor StatefulSet "
+                    + desired.getMetadata().getName() + " was changed outside the operator again within "
+                    + OutsideChanges.QUIET.toMinutes() + " minutes of its last restore (a person, or a controller or"
+                    + " admission webhook that changes it at each write): left as it is until then, so as not to roll"
+                    + " the executors at every pass");
+            return false;
+        }
+        return true;
     }
 
     /**

@@ -301,6 +301,8 @@ class ExecutorClusterReconcilerTest {
                         sts -> sts.getSpec().getReplicas() == 2);
         assertThat(scaled.getSpec().getTemplate().getMetadata().getAnnotations())
                 .containsEntry(ExecutorClusterReconciler.ROLLOUT_RESTARTED_AT, restartedAt);
+        assertThat(events("restart", "StatefulSetRestored")).as("a restart and the operator's own scaling are no outside change")
+                .isEmpty();
 
         String before = scaled.getSpec().getTemplate().getMetadata().getAnnotations().get(ExecutorStatefulSet.CONFIG_HASH);
         edit("restart", ec -> ec.getSpec().threads = 16);
@@ -339,12 +341,26 @@ class ExecutorClusterReconcilerTest {
         assertThat(events("drift", "RollingUpdate")).as("not a roll of the operator's").isEmpty();
 
         // Once restored, a pass writes nothing: the comparison is with what the API server stores.
+        // (This API server runs no controllers: nothing else writes the StatefulSet's status.)
         String version = restored.getMetadata().getResourceVersion();
         edit("drift", ec -> ec.getMetadata().setLabels(Map.of("team", "payments")));
         sleep(Duration.ofSeconds(5)); // more than two secretRecheckIntervals (2s in tests)
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("drift").get().getMetadata().getResourceVersion())
                 .isEqualTo(version);
-        assertThat(events("drift", "StatefulSetRestored")).hasSize(1);
+        assertThat(events("drift", "StatefulSetRestored")).singleElement()
+                .satisfies(e -> assertThat(e.getSeries()).as("restored once, not at every pass").isNull());
+
+        // Changed again within minutes of the restore (as a webhook that changes it at each write
+        // would): left alone, and said, rather than rolling the executors at every pass.
+        client.apps().statefulSets().inNamespace(ns).withName("drift").edit(sts -> {
+            sts.getSpec().getTemplate().getSpec().getContainers().getFirst().setImage("registry.example.com/miner:2");
+            return sts;
+        });
+        assertThat(awaitEvent("drift", "StatefulSetChangedAgain").getNote()).contains("left as it is");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("drift").get().getSpec().getTemplate().getSpec()
+                .getContainers().getFirst().getImage()).isEqualTo("registry.example.com/miner:2");
+        assertThat(events("drift", "StatefulSetRestored")).singleElement()
+                .satisfies(e -> assertThat(e.getSeries()).isNull());
     }
 
     /**

@@ -1,0 +1,53 @@
+package io.drover.operator.reconcile;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Changes made to an executor StatefulSet by someone other than the operator (kubectl edit or
+ * set image, another controller), and how often the operator undoes them.
+ *
+ * <p>Found by comparing the stored spec with the API server's dry run of the declared one, so
+ * the defaults the API server fills in on both sides are no change. Two things are left out of
+ * the comparison: the node count (the operator's own scaling, or KEDA's, which the declared
+ * StatefulSet already carries over) and the pod template's annotations (kubectl rollout restart
+ * and tools such as reloaders add their own; the operator's next write of the template drops
+ * them, as before). Everything else of the spec is the ExecutorCluster's to say.
+ *
+ * <p>At most one restore per cluster within {@link #QUIET}: a mutating webhook that changes the
+ * StatefulSet differently at each write (or skips dry runs) would otherwise have every pass
+ * restore it, and roll the fleet, again and again.
+ */
+final class OutsideChanges {
+    static final Duration QUIET = Duration.ofMinutes(5);
+    private final Map<String, Instant> lastRestore = new ConcurrentHashMap<>();
+
+    /** Whether the stored spec differs from the declared one as the API server would store it, count and template annotations aside. */
+    static boolean differ(StatefulSet declaredAsStored, StatefulSet current) {
+        return !comparable(declaredAsStored.getSpec(), current).equals(comparable(current.getSpec(), current));
+    }
+
+    /** A copy (never the informer's cached object, which others read) with the parts left out set alike. */
+    private static StatefulSetSpec comparable(StatefulSetSpec spec, StatefulSet current) {
+        var copy = spec.toBuilder().withReplicas(current.getSpec().getReplicas());
+        if (spec.getTemplate() != null && spec.getTemplate().getMetadata() != null) {
+            copy.editTemplate().editMetadata().withAnnotations(Map.of()).endMetadata().endTemplate();
+        }
+        return copy.build();
+    }
+
+    /** Whether the cluster's StatefulSet may be restored now: its last restore, if any, was {@link #QUIET} ago. */
+    boolean mayRestore(String clusterUid, Instant now) {
+        lastRestore.values().removeIf(at -> !at.plus(QUIET).isAfter(now));
+        return !lastRestore.containsKey(clusterUid);
+    }
+
+    void restored(String clusterUid, Instant now) {
+        lastRestore.put(clusterUid, now);
+    }
+}

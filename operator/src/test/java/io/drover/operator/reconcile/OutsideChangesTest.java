@@ -1,0 +1,41 @@
+package io.drover.operator.reconcile;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What counts as a change made outside the operator, and how often it is undone. */
+class OutsideChangesTest {
+    private static StatefulSet sts(int replicas, String image, Map<String, String> templateAnnotations) {
+        return new StatefulSetBuilder().withNewMetadata().withName("jobs").endMetadata()
+                .withNewSpec().withReplicas(replicas)
+                .withNewTemplate().withNewMetadata().withAnnotations(templateAnnotations).endMetadata()
+                .withNewSpec().addNewContainer().withName("executor").withImage(image).endContainer().endSpec()
+                .endTemplate().endSpec().build();
+    }
+
+    @Test
+    void theCountAndTheTemplatesAnnotationsAreNoOutsideChange() {
+        StatefulSet stored = sts(3, "drover:1", Map.of("kubectl.kubernetes.io/restartedAt", "2026-11-27T01:00:00Z"));
+        assertThat(OutsideChanges.differ(sts(5, "drover:1", Map.of("drover.io/config-hash", "a")), stored)).isFalse();
+        assertThat(OutsideChanges.differ(sts(3, "miner:1", Map.of()), stored)).isTrue();
+        assertThat(stored.getSpec().getReplicas()).as("the cached object is not changed").isEqualTo(3);
+        assertThat(stored.getSpec().getTemplate().getMetadata().getAnnotations()).hasSize(1);
+    }
+
+    @Test
+    void oneRestoreEveryFiveMinutesAtMost() {
+        OutsideChanges changes = new OutsideChanges();
+        Instant t0 = Instant.parse("2026-11-27T01:00:00Z");
+        assertThat(changes.mayRestore("a", t0)).isTrue();
+        changes.restored("a", t0);
+        assertThat(changes.mayRestore("a", t0.plusSeconds(299))).isFalse();
+        assertThat(changes.mayRestore("b", t0.plusSeconds(299))).as("another cluster").isTrue();
+        assertThat(changes.mayRestore("a", t0.plus(OutsideChanges.QUIET))).isTrue();
+    }
+}
