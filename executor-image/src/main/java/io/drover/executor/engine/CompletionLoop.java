@@ -150,9 +150,12 @@ final class CompletionLoop implements OutcomeBacklog {
                 int lost = outcomes.size() - result.written() - result.unwritable().size();
                 List<AcquiredJob> jobs = outcomes.stream().map(Outcome::job).toList();
                 if (lost > 0 && again && held.stillHeld(jobs)) {
-                    // Every lock was still this node's when the rewrite ended: no other node can
-                    // have changed those rows, so the failed write committed them before its
-                    // answer was lost. Not a lost lock: a database blip must not look like one.
+                    // Every lease was still running when the rewrite ended: no other node can
+                    // have taken those rows by expiry, so the failed write committed them before
+                    // its answer was lost. Not a lost lock: a database blip must not fire the
+                    // "may have run twice" alert. Counted apart, since rows moved outside the
+                    // lease model (a hand-made unlock, a stepped database clock) look the same.
+                    metrics.rewritesUnchanged(lost);
                     LOG.infof("%d of %d job outcomes changed nothing when written again after a failed write: it had"
                             + " committed them before its answer was lost (their locks were this node's throughout)",
                             lost, outcomes.size());

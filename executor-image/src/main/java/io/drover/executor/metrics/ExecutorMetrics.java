@@ -27,6 +27,7 @@ public final class ExecutorMetrics {
     private final DistributionSummary completionBatch;
     private final Counter locksLost;
     private final Counter locksRecovered;
+    private final Counter rewritesUnchanged;
     private final Counter crashesCounted;
     private final Counter poisoned;
     private final Counter released;
@@ -52,6 +53,9 @@ public final class ExecutorMetrics {
                 .description("Job outcomes written per completion round trip").register(registry);
         locksLost = counter("drover.locks.lost", "Running jobs whose lock this node no longer held when renewing or completing (they may have run twice),"
                 + " or outcomes written again, after their locks could have lapsed, following a write whose answer was lost");
+        rewritesUnchanged = counter("drover.outcomes.rewrites.unchanged", "Outcomes that changed nothing when written again after"
+                + " a write whose answer was lost, while every lock of the batch was still this node's by its lease: the lost"
+                + " write's own commit, unless something outside the lease model moved the rows (not in drover_locks_lost)");
         locksRecovered = counter("drover.locks.recovered", "Jobs of dead nodes recovered by this node (expired locks swept, or a dead predecessor's released)");
         crashesCounted = counter("drover.jobs.crashed", "Recovered jobs that were running when their node died");
         poisoned = counter("drover.jobs.poisoned", "Jobs moved to dead letters as poison: maxCrashes nodes died running them");
@@ -109,6 +113,12 @@ public final class ExecutorMetrics {
     public void locksLost(int count) {
         if (count > 0) {
             locksLost.increment(count);
+        }
+    }
+
+    public void rewritesUnchanged(int count) {
+        if (count > 0) {
+            rewritesUnchanged.increment(count);
         }
     }
 

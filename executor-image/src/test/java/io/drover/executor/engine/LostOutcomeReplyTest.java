@@ -53,9 +53,10 @@ class LostOutcomeReplyTest {
             }
         };
         jobs.enqueue(1, "fails-once", "", 5);
+        var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         try (ExecutorEngine engine = TestNode.start(network, schema, s -> s.threads(2)
                 .retryBackoff(Duration.ofMillis(10)).retryBackoffMax(Duration.ofMillis(10))
-                .acquireInterval(Duration.ofMillis(20)), List.of(failsOnce))) {
+                .acquireInterval(Duration.ofMillis(20)), List.of(failsOnce), registry)) {
             try {
                 assertThat(network.awaitReplyLost(Duration.ofSeconds(30))).as("the retry outcome's reply lost").isTrue();
                 // Its second tenure: the retry committed (attempts 1, unlocked), and the node took it again.
@@ -84,6 +85,10 @@ class LostOutcomeReplyTest {
         }
         assertThat(starts.get()).isEqualTo(2);
         assertThat(jobs.deadLetters()).isZero();
+        // The outcome's own tenure ended when the node took the row again: its lease is gone, so
+        // the unchanged rewrite cannot be told from a lost lock, and is counted as one.
+        assertThat(registry.get("drover.locks.lost").counter().count()).isEqualTo(1);
+        assertThat(registry.get("drover.outcomes.rewrites.unchanged").counter().count()).isZero();
     }
 
     /**
@@ -110,5 +115,6 @@ class LostOutcomeReplyTest {
         assertThat(jobs.jobsLeft()).isZero();
         assertThat(jobs.deadLetters()).isZero();
         assertThat(registry.get("drover.locks.lost").counter().count()).as("locks lost").isZero();
+        assertThat(registry.get("drover.outcomes.rewrites.unchanged").counter().count()).isEqualTo(1);
     }
 }

@@ -50,7 +50,7 @@ class MetricsAndHealthTest {
         assertThat(value(metrics, "drover_completion_batch_sum")).isGreaterThanOrEqualTo(305);
         for (String name : new String[] {"drover_global_lock_wait_seconds_count", "drover_global_lock_hold_seconds_count",
                 "drover_global_lock_timeouts_total", "drover_optimistic_lock_failures_total", "drover_locks_lost_total",
-                "drover_locks_recovered_total", "drover_jobs_released_total", "drover_acquisition_errors_total",
+                "drover_outcomes_rewrites_unchanged_total", "drover_locks_recovered_total", "drover_jobs_released_total", "drover_acquisition_errors_total",
                 "drover_jobs_held", "drover_completion_pending"}) {
             assertThat(value(metrics, name)).as(name).isGreaterThanOrEqualTo(0);
         }
