@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.contract.Causes;
 import io.drover.contract.DatabaseDiagnosis;
 import io.drover.contract.FlowablePool;
+import io.drover.contract.SqlStates;
 import io.drover.flowable.config.AsyncExecutorMapping;
 import io.drover.flowable.config.FlowableSettings;
 import io.drover.flowable.config.InvalidSettingsException;
@@ -53,7 +54,7 @@ public class FlowableNode {
     /** pg_advisory_lock key of the schema's creation: "flowable" in ASCII. */
     private static final long SCHEMA_LOCK = 0x666c6f7761626c65L;
     /** SQLSTATE classes of a database that is away or busy, worth waiting for; anything else is final. */
-    private static final Set<String> TRANSIENT_SQL_STATES = Set.of("08", "53", "57", "40");
+    private static final Set<String> TRANSIENT_SQL_STATES = Set.of("40", "57");
 
     /** What the node is doing, for its health checks. */
     public enum State { STARTING, RUNNING, STOPPING, FAILED }
@@ -321,17 +322,18 @@ public class FlowableNode {
         Quarkus.asyncExit(1);
     }
 
-    /** The database cannot be reached or is busy: worth waiting for. */
+    /**
+     * The database cannot be reached or is busy: worth waiting for. As a Drover node judges it
+     * ({@link DatabaseDiagnosis#unreachable}: 08, 57P, 53, a read-only server, no SQLState), and a
+     * serialization failure or a cancelled statement too (40, 57014); any other SQLState (a wrong
+     * password, a refused permission) ends the node with the cause. A failure with neither a
+     * SQLException nor an I/O error in its chain is not the database's.
+     */
     private static boolean databaseAway(Throwable e) {
-        for (Throwable c : Causes.chain(e)) {
-            if (c instanceof SQLException sql) {
-                String state = sql.getSQLState();
-                return state == null || state.length() < 2 || TRANSIENT_SQL_STATES.contains(state.substring(0, 2));
-            }
-            if (c instanceof IOException) {
-                return true;
-            }
+        if (!Causes.has(e, SQLException.class, IOException.class)) {
+            return false;
         }
-        return false;
+        String state = SqlStates.first(e);
+        return DatabaseDiagnosis.unreachable(e) || (state.length() >= 2 && TRANSIENT_SQL_STATES.contains(state.substring(0, 2)));
     }
 }
