@@ -70,7 +70,7 @@ class ExecutorClusterSchemaTest {
             jvmOptions: -Xmx1g -XX:OnOutOfMemoryError="sh -c x" | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g "-Ddrover.api.token=known" | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Dquarkus.datasource.jdbc.url=x | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
-            jvmOptions: -Xmx0                           | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only heap and stack sizes above zero
+            jvmOptions: -Xmx0                           | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only heap and stack sizes (-Xms, -Xmx, -Xmn, -Xss, each a size that starts with 1-9
             jvmOptions: -Xms512m -Xss0k                 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             database: {host: db, name: jobs, sslMode: verify-full, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": sslMode verify-ca and verify-full need caBundle
             database: {host: db, name: jobs, sslMode: verify-ca, credentialsSecret: {name: s}} | spec.database.caBundle: Invalid value: "object": sslMode verify-ca and verify-full need caBundle

@@ -89,10 +89,10 @@ public class ExecutorClusterSpec {
     /**
      * JVM options an ExecutorCluster author may set: an allow-list, since the JVM reads far more
      * than a deny-list can keep up with (agents, JMX remote, -XX:OnError commands, option files,
-     * quotes it strips inside a token, %profile. properties). Heap and stack sizes (not zero, or
- * a leading zero: -Xmx0 starts no JVM), -XX flags (except the
-     * ones in JVM_XX_REFUSED), -Xlog, -Xshare and a few harmless -D properties; tokens separated
-     * by plain spaces. RE2 and java.util.regex read it alike (no backslashes: CEL would need
+     * quotes it strips inside a token, %profile. properties). Heap and stack sizes (a size that
+     * starts with 1-9: -Xmx0 starts no JVM; the JVM's own minimums, a few MB of heap and about
+     * 200k of stack, are left to its message), -XX flags (except the ones in JVM_XX_REFUSED),
+     * -Xlog, -Xshare and a few harmless -D properties; tokens separated by plain spaces. RE2 and java.util.regex read it alike (no backslashes: CEL would need
      * them doubled). ExecutorStatefulSet checks it again: Helm never upgrades a CRD.
      */
     public static final String JVM_OPTIONS_ALLOWED = "^ *((-Xm[sxn][1-9][0-9]*[kKmMgGtT]?|-Xss[1-9][0-9]*[kKmMgGtT]?"
@@ -107,7 +107,7 @@ public class ExecutorClusterSpec {
     public static final String JVM_XX_REFUSED = "-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener"
             + "|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit"
             + "|SharedClassListFile|DumpLoadedClassList)";
-    public static final String JVM_OPTIONS_MESSAGE = "jvmOptions may hold only heap and stack sizes above zero (-Xms, -Xmx, -Xmn, -Xss),"
+    public static final String JVM_OPTIONS_MESSAGE = "jvmOptions may hold only heap and stack sizes (-Xms, -Xmx, -Xmn, -Xss, each a size that starts with 1-9, e.g. -Xmx2g),"
             + " -XX flags (not OnError, OnOutOfMemoryError, Flags, VMOptionsFile, StartAttachListener,"
             + " EnableDynamicAgentLoading, the AOT and CDS archive files), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
             + " -Djava.net.preferIPv4Stack, -Djava.net.preferIPv6Addresses and -Djdk.virtualThreadScheduler.*, separated"
