@@ -137,6 +137,9 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {cpu: 1500m, memory: 1Gi}, limits: {cpu: 1}} | spec.resources.requests: Invalid value: "object": resources.requests must not exceed resources.limits for the same resource
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 512Mi}, limits: {memory: 1Gi, hugepages-2Mi: 1Gi}} | spec.resources.requests: Invalid value: "object": resources.requests of hugepages and extended resources
             resources: {requests: {cpu: 1, example.com/gpu: 1}} | spec.resources.requests: Invalid value: "object": resources.requests of hugepages and extended resources
+            resources: {limits: {example.com/gpu: 500m}} | spec.resources.limits: Invalid value: "object": resources.limits of extended resources (a name with a '/', e.g. example.com/gpu) must be whole numbers
+            resources: {requests: {example.com/gpu: "1.5"}, limits: {example.com/gpu: "1.5"}} | spec.resources.requests: Invalid value: "object": resources.requests of extended resources (a name with a '/', e.g. example.com/gpu) must be whole numbers
+            resources: {requests: {cpu: 0.5}}           | spec.resources.requests.cpu: Invalid value: "number": spec.resources.requests.cpu in body must be of type integer,string
             resources: {limits: {memory: 1e1.5}}        | spec.resources.limits.memory: Invalid value: "1e1.5": spec.resources.limits.memory in body should match
             resources: {requests: {memory: "1e99999999999"}, limits: {memory: 1Gi}} | spec.resources.requests.memory: Invalid value: "1e99999999999": spec.resources.requests.memory in body should match
             """)
@@ -270,6 +273,7 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {cpu: 500m, memory: 4Gi, ephemeral-storage: 1G}, limits: {cpu: 2, memory: 4Gi}}
             resources: {requests: {cpu: "1.5", memory: "1e9"}, limits: {memory: "1e9", hugepages-2Mi: 0}}
             resources: {requests: {cpu: 7}, limits: {example.com/gpu: 1}}
+            resources: {requests: {example.com/gpu: "1e3"}, limits: {example.com/gpu: 1k}}
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 1024Mi, example.com/gpu: "1"}, limits: {memory: 2Gi, hugepages-2Mi: 1Gi, example.com/gpu: 1}}
             """)
     void edgeValuesAreAccepted(String spec) {

@@ -306,6 +306,20 @@ public class ExecutorClusterSpec {
             message = "resources.requests of hugepages and extended resources (e.g. hugepages-2Mi, example.com/gpu) must"
                     + " equal their resources.limits: the API server allows no overcommit of them, so no executor would start",
             fieldPath = ".requests")
+    // Extended resources (a name with a '/') are counted devices: the API server refuses a
+    // fractional amount ("must be an integer"), e.g. example.com/gpu: 500m.
+    @ValidationRule(value = "!has(self.limits) || self.limits.all(r, !r.contains('/')"
+            + " || !string(self.limits[r]).matches('" + QUANTITY + "') || !isQuantity(string(self.limits[r]))"
+            + " || quantity(string(self.limits[r])).isInteger())",
+            message = "resources.limits of extended resources (a name with a '/', e.g. example.com/gpu) must be whole"
+                    + " numbers such as 1 or 2, not 500m: the API server refuses a fraction of a device",
+            fieldPath = ".limits")
+    @ValidationRule(value = "!has(self.requests) || self.requests.all(r, !r.contains('/')"
+            + " || !string(self.requests[r]).matches('" + QUANTITY + "') || !isQuantity(string(self.requests[r]))"
+            + " || quantity(string(self.requests[r])).isInteger())",
+            message = "resources.requests of extended resources (a name with a '/', e.g. example.com/gpu) must be whole"
+                    + " numbers such as 1 or 2, not 500m: the API server refuses a fraction of a device",
+            fieldPath = ".requests")
     @JsonPropertyDescription("CPU and memory of each executor container: quantities such as 500m, 2, 4Gi. Default sized for one node per c5.2xlarge (8 vCPU, 16 GiB).")
     public ResourceRequirements resources;
 
