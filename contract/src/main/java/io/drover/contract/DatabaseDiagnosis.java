@@ -21,6 +21,13 @@ public record DatabaseDiagnosis(NodeProblem problem, String message) {
      */
     public static final String READ_ONLY = "25006";
 
+    /**
+     * The pool's own check of a connection (Agroal's, which both engines' readiness runs) failed
+     * without an exception: the connection did not answer its check query.
+     */
+    public static final DatabaseDiagnosis POOL_CHECK_FAILED = new DatabaseDiagnosis(NodeProblem.DatabaseUnreachable,
+            "a connection of the node's pool failed its check");
+
     /** The problem's word. */
     public String reason() {
         return problem.name();

@@ -2,7 +2,6 @@ package io.drover.executor.service;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.contract.DatabaseDiagnosis;
-import io.drover.contract.NodeProblem;
 import io.drover.executor.engine.ExecutorEngine;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -45,8 +44,7 @@ public class EngineHealth {
             HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-database");
             try {
                 return dataSource.isHealthy(false) ? r.up().build()
-                        : r.down().withData("problem", NodeProblem.DatabaseUnreachable.name()
-                        + ": a connection of the node's pool failed its check").build();
+                        : r.down().withData("problem", DatabaseDiagnosis.POOL_CHECK_FAILED.toString()).build();
             } catch (SQLException e) {
                 return r.down().withData("problem", DatabaseDiagnosis.of(e).toString()).build();
             }

@@ -39,7 +39,7 @@ public class NodeHealth {
             HealthCheckResponseBuilder r = HealthCheckResponse.named("flowable-database");
             try {
                 return dataSource.isHealthy(false) ? r.up().build()
-                        : r.down().withData("problem", "a connection of the node's pool failed its check").build();
+                        : r.down().withData("problem", DatabaseDiagnosis.POOL_CHECK_FAILED.toString()).build();
             } catch (SQLException e) {
                 return r.down().withData("problem", DatabaseDiagnosis.of(e).toString()).build();
             }
