@@ -283,7 +283,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         Integer wasReplicas = current.getSpec().getReplicas();
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
         keepRolloutRestart(current, desired);
-        boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current);
+        boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current, specHash);
         if (!templateChanged && !changedOutside && Objects.equals(wasReplicas, replicas)) {
             apply(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
             return current;
@@ -318,7 +318,13 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * answer (a conflict with a newer version, a webhook that is down) finds nothing this pass:
      * the status is still written, and the next pass looks again.
      */
-    private boolean changedOutside(ExecutorCluster ec, KubernetesClient client, StatefulSet desired, StatefulSet current) {
+    private boolean changedOutside(ExecutorCluster ec, KubernetesClient client, StatefulSet desired, StatefulSet current,
+                                   String specHash) {
+        String clusterUid = ec.getMetadata().getUid();
+        String version = OutsideChanges.version(current, specHash);
+        if (outsideChanges.knownUnchanged(clusterUid, version)) {
+            return false;
+        }
         StatefulSet asStored;
         try {
             asStored = client.resource(desired).dryRun().update();
@@ -328,9 +334,10 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return false;
         }
         if (!OutsideChanges.differ(asStored, current)) {
+            outsideChanges.foundUnchanged(clusterUid, version);
             return false;
         }
-        if (!outsideChanges.mayRestore(ec.getMetadata().getUid(), Instant.now())) {
+        if (!outsideChanges.mayRestore(clusterUid, Instant.now())) {
             events.warning(client, ec, "StatefulSetChangedAgain", "Update", "Executor StatefulSet "
                     + desired.getMetadata().getName() + " was changed outside the operator again within "
                     + OutsideChanges.QUIET.toMinutes() + " minutes of its last restore (a person, or a controller or"

@@ -22,10 +22,36 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>At most one restore per cluster within {@link #QUIET}: a mutating webhook that changes the
  * StatefulSet differently at each write (or skips dry runs) would otherwise have every pass
  * restore it, and roll the fleet, again and again.
+ *
+ * <p>A comparison costs the API server a dry-run update of the whole StatefulSet, and while pods
+ * come and go a cached StatefulSet is often a version behind, which the dry run refuses (409). So
+ * a StatefulSet found unchanged is not compared again until its generation or the declared spec
+ * changes: any write of its spec, by anyone, raises the generation; its status (pods coming and
+ * going) does not.
  */
 final class OutsideChanges {
     static final Duration QUIET = Duration.ofMinutes(5);
     private final Map<String, Instant> lastRestore = new ConcurrentHashMap<>();
+    /**
+     * Per cluster uid, the StatefulSet version last found unchanged ({@link #version}). One short
+     * string per cluster this operator process has seen: a deleted cluster's stays, which costs
+     * less than the bookkeeping to drop it.
+     */
+    private final Map<String, String> unchangedAt = new ConcurrentHashMap<>();
+
+    /** The stored StatefulSet's uid and generation, with the declared spec's hash: what a comparison's answer holds for. */
+    static String version(StatefulSet current, String declaredSpecHash) {
+        return current.getMetadata().getUid() + "/" + current.getMetadata().getGeneration() + "/" + declaredSpecHash;
+    }
+
+    /** Whether this version was compared already and found unchanged: no need to ask the API server again. */
+    boolean knownUnchanged(String clusterUid, String version) {
+        return version.equals(unchangedAt.get(clusterUid));
+    }
+
+    void foundUnchanged(String clusterUid, String version) {
+        unchangedAt.put(clusterUid, version);
+    }
 
     /** Whether the stored spec differs from the declared one as the API server would store it, count and template annotations aside. */
     static boolean differ(StatefulSet declaredAsStored, StatefulSet current) {

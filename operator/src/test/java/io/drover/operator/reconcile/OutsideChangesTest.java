@@ -38,4 +38,23 @@ class OutsideChangesTest {
         assertThat(changes.mayRestore("b", t0.plusSeconds(299))).as("another cluster").isTrue();
         assertThat(changes.mayRestore("a", t0.plus(OutsideChanges.QUIET))).isTrue();
     }
+
+    @Test
+    void aVersionFoundUnchangedIsNotComparedAgainUntilItsSpecOrTheDeclaredOneChanges() {
+        OutsideChanges changes = new OutsideChanges();
+        StatefulSet stored = sts(3, "drover:1", Map.of());
+        stored.getMetadata().setUid("sts-1");
+        stored.getMetadata().setGeneration(4L);
+        String v4 = OutsideChanges.version(stored, "hash-a");
+        assertThat(changes.knownUnchanged("a", v4)).isFalse();
+        changes.foundUnchanged("a", v4);
+        assertThat(changes.knownUnchanged("a", v4)).isTrue();
+        assertThat(changes.knownUnchanged("b", v4)).as("another cluster").isFalse();
+        assertThat(changes.knownUnchanged("a", OutsideChanges.version(stored, "hash-b"))).as("the declared spec changed").isFalse();
+        stored.getMetadata().setGeneration(5L); // kubectl edit, set image, scale: any write of the spec
+        assertThat(changes.knownUnchanged("a", OutsideChanges.version(stored, "hash-a"))).as("its spec was written").isFalse();
+        stored.getMetadata().setGeneration(4L);
+        stored.getMetadata().setUid("sts-2"); // deleted and created again, by someone else
+        assertThat(changes.knownUnchanged("a", OutsideChanges.version(stored, "hash-a"))).as("a new object").isFalse();
+    }
 }
