@@ -243,6 +243,26 @@ class ChaosCampaignIT {
 
     @Test
     @Order(8)
+    void postgresFrozen() throws Exception {
+        Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
+        // Nodes that have run long enough to sweep expired locks (a node holds its first sweep back
+        // for 15 s after it starts), as a fleet's nodes have when the database stalls.
+        Thread.sleep(20_000);
+        // Every node's calls time out (lockExpiry/2); the requests sent meanwhile run when the
+        // server is thawed, with its clock past every lease that was not renewed during the freeze.
+        run("PostgreSQL frozen", "every server process stopped (SIGSTOP) for 2 x lockExpiry (20 s), then SIGCONT:"
+                + " sessions stay open, requests sent meanwhile run late", "SkipLocked", fleet, NO_NODE, f -> {
+                    campaign.database().freeze();
+                    try {
+                        Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
+                    } finally {
+                        campaign.database().thaw();
+                    }
+                });
+    }
+
+    @Test
+    @Order(9)
     void halfOpenConnections() throws Exception {
         Fleet fleet = fleet("Global", Map.of(), THREE);
         // A node finds a half-open connection out only when a call times out, or when a batch of
@@ -257,7 +277,7 @@ class ChaosCampaignIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void poisonJobs() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of("jobTimeout", "5s"), THREE);
         campaign.receiver().clear();
@@ -297,7 +317,7 @@ class ChaosCampaignIT {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void twoClustersWithTheSamePodNames() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of(), "A/executor-0", "A/executor-1", "A/executor-2",
                 "B/executor-0", "B/executor-1", "B/executor-2");

@@ -224,7 +224,19 @@ public final class LockMaintenance {
             return total;
         }
 
+        /**
+         * One page, in a transaction (or the caller's), never auto-committed: a stalled server
+         * (a storage stall, a paused VM) runs the requests queued in its sockets when it resumes,
+         * with its clock past every lease nobody could renew meanwhile. An auto-committed unlock
+         * sent before the stall then recovered the jobs that live nodes were running, after the
+         * sweeping node had given up on it; in a transaction it waits for a COMMIT that node never
+         * sends (LateSweepTest). One round trip more per page, every sweep interval: nothing.
+         */
         private Recovered once(Connection c, Binder binder) throws SQLException {
+            return Transactions.run(c, () -> page(c, binder));
+        }
+
+        private Recovered page(Connection c, Binder binder) throws SQLException {
             int poisoned;
             try (PreparedStatement ps = c.prepareStatement(poison)) {
                 binder.bind(ps);
