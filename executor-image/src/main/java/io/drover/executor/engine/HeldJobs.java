@@ -58,11 +58,23 @@ final class HeldJobs {
         return added;
     }
 
-    void renewed(Collection<Long> ids, long sentNanos) {
-        for (Long id : ids) {
-            Lease l = leases.get(id);
-            if (l != null) {
-                l.deadline = sentNanos + leaseNanos;
+    /** A statement sent at {@code sentNanos} renewed this tenure's lock: extends its lease, if it is still the current one. */
+    void renewed(Lease lease, long sentNanos) {
+        if (leases.get(lease.id()) == lease) {
+            lease.deadline = sentNanos + leaseNanos;
+        }
+    }
+
+    /**
+     * After a renewal of {@code asked} (a {@link #leases} snapshot) sent at {@code sentNanos}:
+     * extends the leases of the tenures it renewed. Matched by tenure, not by id: a row
+     * completed and acquired again while the renewal was on its way is a new tenure, whose lease
+     * started with its own acquisition.
+     */
+    void renewed(Collection<Lease> asked, Set<Long> renewed, long sentNanos) {
+        for (Lease l : asked) {
+            if (renewed.contains(l.id())) {
+                renewed(l, sentNanos);
             }
         }
     }
@@ -115,18 +127,19 @@ final class HeldJobs {
     /**
      * After a renewal: the held jobs the database did not renew have lost their lock. Jobs whose
      * outcome is being written are left alone (their row may just have been deleted); the
-     * completion writer counts those itself.
+     * completion writer counts those itself. Only the tenures asked about are dropped: a row
+     * this node completed while the renewal was on its way (so it was not renewed) and then
+     * acquired again is a later tenure, whose lock is fine. Dropped by id, the later tenure lost
+     * its lease while it ran, was never renewed again, and another node swept the row and ran
+     * it a second time, with no fault anywhere (HeldJobsTest).
      *
      * @return the jobs dropped, of the given state
      */
-    List<Long> dropLost(Collection<Long> asked, Set<Long> renewed, State state) {
+    List<Long> dropLost(Collection<Lease> asked, Set<Long> renewed, State state) {
         List<Long> dropped = new ArrayList<>();
-        for (Long id : asked) {
-            if (!renewed.contains(id)) {
-                Lease l = leases.get(id);
-                if (l != null && l.state == state && leases.remove(id, l)) {
-                    dropped.add(id);
-                }
+        for (Lease l : asked) {
+            if (!renewed.contains(l.id()) && l.state == state && leases.remove(l.id(), l)) {
+                dropped.add(l.id());
             }
         }
         return dropped;
@@ -144,8 +157,14 @@ final class HeldJobs {
         return dropped;
     }
 
+    /** The ids of the jobs held now. */
     List<Long> snapshot() {
         return List.copyOf(leases.keySet());
+    }
+
+    /** The tenures held now, for a renewal: what it renews or finds lost is matched to these. */
+    List<Lease> leases() {
+        return List.copyOf(leases.values());
     }
 
     int size() {

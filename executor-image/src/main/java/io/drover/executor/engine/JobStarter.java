@@ -175,7 +175,7 @@ final class JobStarter {
                 for (Request r : batch) {
                     JobStarts.Started s = (r.mark() ? marked : read).get(r.id());
                     if (s != null && r.mark()) {
-                        held.renewed(List.of(r.id()), sent); // the mark renewed the lock
+                        held.renewed(r.lease(), sent); // the mark renewed the lock
                     }
                     r.result().complete(s);
                 }

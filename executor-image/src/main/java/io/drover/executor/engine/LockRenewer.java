@@ -60,19 +60,19 @@ final class LockRenewer {
             LOG.warnf("%d queued jobs were dropped unstarted: their locks could not be renewed in time (the"
                     + " database was unreachable, or this node was frozen); other nodes take them", expired.size());
         }
-        List<Long> ids = held.snapshot();
-        if (ids.isEmpty()) {
+        List<HeldJobs.Lease> asked = held.leases();
+        if (asked.isEmpty()) {
             return;
         }
         long sent = System.nanoTime();
         try (Connection c = dataSource.getConnection()) {
-            Set<Long> renewed = maintenance.renew(c, ids);
+            Set<Long> renewed = maintenance.renew(c, asked.stream().map(HeldJobs.Lease::id).toList());
             problems.succeeded();
             database.succeeded();
-            held.renewed(renewed, sent);
-            if (renewed.size() < ids.size()) {
-                List<Long> queued = held.dropLost(ids, renewed, HeldJobs.State.QUEUED);
-                List<Long> running = held.dropLost(ids, renewed, HeldJobs.State.RUNNING);
+            held.renewed(asked, renewed, sent);
+            if (renewed.size() < asked.size()) {
+                List<Long> queued = held.dropLost(asked, renewed, HeldJobs.State.QUEUED);
+                List<Long> running = held.dropLost(asked, renewed, HeldJobs.State.RUNNING);
                 if (!queued.isEmpty() || !running.isEmpty()) {
                     metrics.notStarted(queued.size());
                     metrics.locksLost(running.size());

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,16 +36,46 @@ class HeldJobsTest {
         HeldJobs held = new HeldJobs(MINUTE);
         AcquiredJob a = job(1, 1);
         AcquiredJob b = job(2, 1);
-        held.acquired(List.of(a, b), System.nanoTime());
+        HeldJobs.Lease leaseOfA = held.acquired(List.of(a, b), System.nanoTime()).get(0);
         assertThat(held.stillHeld(List.of(a, b))).isTrue();
 
         held.acquired(List.of(job(2, 2)), System.nanoTime()); // row 2 taken again: a later tenure
         assertThat(held.stillHeld(List.of(a, b))).as("an earlier tenure is not held").isFalse();
         assertThat(held.stillHeld(List.of(a))).isTrue();
 
-        held.renewed(List.of(1L), System.nanoTime() - 2 * MINUTE); // a renewal sent two minutes ago
+        held.renewed(leaseOfA, System.nanoTime() - 2 * MINUTE); // a renewal sent two minutes ago
         assertThat(held.stillHeld(List.of(a))).as("its lease ran out").isFalse();
         assertThat(held.stillHeld(List.of(job(3, 1)))).as("never held").isFalse();
+    }
+
+    @Test
+    void aRenewalThatMissedAnEarlierTenureLeavesTheNextOneAlone() {
+        HeldJobs held = new HeldJobs(MINUTE);
+        AcquiredJob first = job(7, 1);
+        HeldJobs.Lease earlier = held.acquired(List.of(first), System.nanoTime()).get(0);
+        held.running(earlier);
+        List<HeldJobs.Lease> asked = held.leases(); // the renewer's snapshot, then its statement is slow
+        long sent = System.nanoTime() - MINUTE / 2;
+
+        // Meanwhile the run fails, its retry (due at once) commits before the renewal reaches the
+        // row, so the row is not renewed; the node takes the row again and runs it.
+        held.completing(earlier);
+        held.completed(List.of(first));
+        HeldJobs.Lease next = held.acquired(List.of(job(7, 3)), System.nanoTime()).get(0);
+        held.running(next);
+
+        held.renewed(asked, Set.of(), sent);
+        assertThat(held.dropLost(asked, Set.of(), HeldJobs.State.RUNNING)).as("the earlier tenure, already gone").isEmpty();
+        assertThat(held.valid(next)).as("the next tenure keeps its lease, and is renewed from now on").isTrue();
+        assertThat(held.leases()).containsExactly(next);
+
+        // Renewed by a statement that had reached its row: the earlier tenure's answer does not touch the next.
+        held.renewed(asked, Set.of(7L), System.nanoTime() - 2 * MINUTE);
+        assertThat(held.valid(next)).isTrue();
+
+        // A tenure the renewal really lost is dropped.
+        held.dropLost(held.leases(), Set.of(), HeldJobs.State.RUNNING);
+        assertThat(held.valid(next)).isFalse();
     }
 
     private static AcquiredJob job(long id, int version) {
