@@ -41,14 +41,22 @@ public final class JobStarts {
     public record Started(int attempt, String payload) {
     }
 
-    /** Writes start marks; returns the jobs still held by this node, now marked started. */
+    /**
+     * Writes start marks; returns the jobs still held by this node, now marked started. In a
+     * transaction, never auto-committed: a mark a stalled server runs after this node gave up on
+     * it (and, its lease run out meanwhile, dropped the job unstarted) would record a run that
+     * never happened, which the sweep then counts as a crash, and at maxCrashes as poison
+     * (LateStatementsTest). One round trip more per group of suspects.
+     */
     public Map<Long, Started> mark(Connection c, Collection<Long> ids) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(mark)) {
-            ps.setLong(1, lockExpiryMillis);
-            ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
-            ps.setString(3, owner);
-            return read(ps, ids.size());
-        }
+        return Transactions.run(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(mark)) {
+                ps.setLong(1, lockExpiryMillis);
+                ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
+                ps.setString(3, owner);
+                return read(ps, ids.size());
+            }
+        });
     }
 
     /** Reads the payloads of jobs still held by this node. */

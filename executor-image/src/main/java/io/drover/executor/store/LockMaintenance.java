@@ -230,7 +230,7 @@ public final class LockMaintenance {
          * with its clock past every lease nobody could renew meanwhile. An auto-committed unlock
          * sent before the stall then recovered the jobs that live nodes were running, after the
          * sweeping node had given up on it; in a transaction it waits for a COMMIT that node never
-         * sends (LateSweepTest). One round trip more per page, every sweep interval: nothing.
+         * sends (LateStatementsTest). One round trip more per page, every sweep interval: nothing.
          */
         private Recovered once(Connection c, Binder binder) throws SQLException {
             return Transactions.run(c, () -> page(c, binder));

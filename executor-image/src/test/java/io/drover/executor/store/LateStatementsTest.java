@@ -1,0 +1,148 @@
+package io.drover.executor.store;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Statements whose effect depends on the server's clock or on the node still wanting them must
+ * change nothing when the server runs them after their node gave up. A stalled server (a storage
+ * stall, a paused VM) keeps the requests sent to it and runs them when it resumes, with its
+ * clock past every lease that nobody could renew meanwhile. Auto-committed, an expired-lock
+ * sweep then unlocked (or moved to dead letters as poison) jobs that live nodes were running, and
+ * a start mark recorded a run its node had since dropped, which the sweep later counted as a
+ * crash. In a transaction the late statement waits for a COMMIT that its node, which closed the
+ * connection, never sends.
+ *
+ * <p>The server's stall is an advisory lock held by another session, which a trigger on the
+ * statement's table waits for: the statement waits there past its client's timeout, as it would
+ * in a frozen server, and runs on when the lock is released.
+ */
+class LateStatementsTest {
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
+    private static final long STALL = 7_700_001;
+    private static final String OWNER = "node-0:1";
+
+    /** A statement of the engine on a connection. */
+    private interface Call {
+        void run(Connection c) throws SQLException;
+    }
+
+    @Test
+    void aSweepsUnlockRunAfterItsNodeGaveUpCommitsNothing() throws Exception {
+        Jobs jobs = expiredJobsOfADeadNode();
+        LockMaintenance maintenance = maintenance(jobs.schema());
+        late(jobs, "job", "update", c -> maintenance.sweepExpired(c, List.of()));
+        assertNothingSwept(jobs, maintenance);
+    }
+
+    @Test
+    void aSweepsPoisonMoveRunAfterItsNodeGaveUpCommitsNothing() throws Exception {
+        Jobs jobs = expiredJobsOfADeadNode();
+        LockMaintenance maintenance = maintenance(jobs.schema());
+        late(jobs, "dead_letter", "insert", c -> maintenance.sweepExpired(c, List.of()));
+        assertNothingSwept(jobs, maintenance);
+    }
+
+    @Test
+    void aStartMarkRunAfterItsNodeGaveUpRecordsNoRun() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(2, "any", "", 3);
+        jobs.execute("update {s}.job set locked_by = '" + OWNER + "', lock_expires_at = now() + interval '1 minute',"
+                + " suspect = true");
+        JobStarts starts = new JobStarts(new JobSql(new Tables(schema)), OWNER, Duration.ofSeconds(10));
+        List<Long> ids = ids(jobs);
+        late(jobs, "job", "update", c -> starts.mark(c, ids));
+        assertThat(jobs.count("select count(*) from {s}.job where started_at is null and attempts = 0"))
+                .as("no run recorded, no attempt charged").isEqualTo(2);
+        try (Connection c = db.getConnection()) {
+            assertThat(starts.mark(c, ids)).as("a mark that is answered").hasSize(ids.size());
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where started_at is not null and attempts = 1")).isEqualTo(2);
+    }
+
+    /** Three jobs queued on a node that died, and one it was running after two crashes: all expired. */
+    private static Jobs expiredJobsOfADeadNode() throws SQLException {
+        Jobs jobs = new Jobs(db, TestDatabase.freshSchema(db));
+        jobs.enqueue(4, "any", "", 3);
+        jobs.execute("update {s}.job set locked_by = 'gone:1', lock_expires_at = now() - interval '1 minute'");
+        jobs.execute("update {s}.job set started_at = now() - interval '2 minutes', crashes = 2, attempts = 1"
+                + " where id = (select max(id) from {s}.job)");
+        return jobs;
+    }
+
+    private static LockMaintenance maintenance(String schema) {
+        return new LockMaintenance(new JobSql(new Tables(schema)), OWNER, "node-0", Duration.ofSeconds(10), 3);
+    }
+
+    private static void assertNothingSwept(Jobs jobs, LockMaintenance maintenance) throws SQLException {
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'gone:1'")).as("still locked").isEqualTo(4);
+        assertThat(jobs.deadLetters()).as("nothing moved to dead letters").isZero();
+        try (Connection c = db.getConnection()) {
+            LockMaintenance.Recovered r = maintenance.sweepExpired(c, List.of());
+            assertThat(r.unlocked()).as("a sweep that is answered unlocks the queued ones").isEqualTo(3);
+            assertThat(r.poisoned()).as("and moves the one at its third crash").isEqualTo(1);
+        }
+    }
+
+    /**
+     * Runs {@code call} on a connection of its own that gives up after a second, while the server
+     * stalls on a trigger of {@code table}'s {@code event}; checks that the statement was waiting
+     * there when its client gave up, lets the server go on, and waits until its session is gone.
+     */
+    private static void late(Jobs jobs, String table, String event, Call call) throws Exception {
+        jobs.execute("create function {s}.stall() returns trigger language plpgsql as $$ begin perform pg_advisory_lock("
+                + STALL + "); perform pg_advisory_unlock(" + STALL + "); return new; end $$");
+        jobs.execute("create trigger stall before " + event + " on {s}." + table + " for each row execute function {s}.stall()");
+        int backend;
+        try (Connection stall = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres");
+             Connection node = DriverManager.getConnection(TestDatabase.jdbcUrl(), "postgres", "postgres")) {
+            try (Statement st = stall.createStatement()) {
+                st.execute("select pg_advisory_lock(" + STALL + ")");
+            }
+            backend = backendPid(node);
+            node.setNetworkTimeout(Runnable::run, 1000); // the node's socket timeout
+            assertThatThrownBy(() -> call.run(node)).isInstanceOf(SQLException.class);
+            assertThat(jobs.count("select count(*) from pg_stat_activity where pid = " + backend
+                    + " and wait_event_type = 'Lock' and wait_event = 'advisory'"))
+                    .as("the statement waits in the stalled trigger, its client gone").isEqualTo(1);
+            try (Statement st = stall.createStatement()) {
+                st.execute("select pg_advisory_unlock(" + STALL + ")"); // the server resumes: the late statement runs on
+            }
+        }
+        Jobs.await("the abandoned session has ended", Duration.ofSeconds(30),
+                () -> jobs.count("select count(*) from pg_stat_activity where pid = " + backend) == 0);
+        jobs.execute("drop trigger stall on {s}." + table);
+    }
+
+    private static List<Long> ids(Jobs jobs) throws SQLException {
+        List<Long> ids = new java.util.ArrayList<>();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select id from " + jobs.schema() + ".job")) {
+            while (rs.next()) {
+                ids.add(rs.getLong(1));
+            }
+        }
+        return ids;
+    }
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
