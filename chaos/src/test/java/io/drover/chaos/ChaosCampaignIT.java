@@ -252,8 +252,8 @@ class ChaosCampaignIT {
         // server is thawed, with its clock past every lease that was not renewed during the freeze.
         run("PostgreSQL frozen", "every server process stopped (SIGSTOP) for 2 x lockExpiry (20 s), then SIGCONT:"
                 + " sessions stay open, requests sent meanwhile run late", "SkipLocked", fleet, NO_NODE, f -> {
-                    campaign.database().freeze();
                     try {
+                        campaign.database().freeze();
                         Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
                     } finally {
                         campaign.database().thaw();

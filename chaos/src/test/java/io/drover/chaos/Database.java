@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -46,24 +45,29 @@ final class Database implements AutoCloseable {
     /**
      * SIGSTOP of the server and every process of it: it neither answers nor ends a session, as
      * in a storage stall or a paused VM. A request sent meanwhile waits in its socket and runs
-     * when the server is thawed, long after its client gave up on it.
+     * when the server is thawed, long after its client gave up on it. The postmaster is stopped
+     * first, so it forks no new process while its children are stopped; a child that exits
+     * meanwhile (an autovacuum worker, a closing session) is no error.
      */
     synchronized void freeze() throws Exception {
-        signal("STOP");
+        long postmaster = postmaster();
+        Signals.send("STOP", List.of(postmaster));
+        Signals.send("STOP", children(postmaster));
     }
 
+    /** SIGCONT of every process of the server; safe to call whatever freeze() got to. */
     synchronized void thaw() throws Exception {
-        signal("CONT");
+        long postmaster = postmaster();
+        Signals.send("CONT", children(postmaster));
+        Signals.send("CONT", List.of(postmaster));
     }
 
-    private void signal(String name) throws Exception {
-        long postmaster = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
-        List<String> command = new ArrayList<>(List.of("kill", "-" + name, Long.toString(postmaster)));
-        ProcessHandle.of(postmaster).orElseThrow().descendants().forEach(p -> command.add(Long.toString(p.pid())));
-        int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
-        if (exit != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited with " + exit);
-        }
+    private long postmaster() throws IOException {
+        return Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+    }
+
+    private static List<Long> children(long postmaster) {
+        return ProcessHandle.of(postmaster).map(p -> p.descendants().map(ProcessHandle::pid).toList()).orElse(List.of());
     }
 
     int port() {

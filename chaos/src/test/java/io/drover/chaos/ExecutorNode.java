@@ -166,7 +166,7 @@ final class ExecutorNode implements AutoCloseable {
     }
 
     private void signal(String name) throws Exception {
-        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+        Signals.send(name, java.util.List.of(process.pid()));
     }
 
     /** SIGTERM and wait, like a pod being deleted; not restarted. */
