@@ -312,6 +312,11 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         return updated;
     }
 
+    /** Dry runs made to look for outside changes of a cluster's StatefulSet, for tests. */
+    long outsideChangeComparisons(String clusterUid) {
+        return outsideChanges.comparisons(clusterUid);
+    }
+
     /**
      * Whether the StatefulSet, with nothing of the operator's to change, was changed by someone
      * else and may be restored now ({@link OutsideChanges}). A dry run the API server does not
@@ -326,6 +331,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return false;
         }
         StatefulSet asStored;
+        outsideChanges.comparing(clusterUid);
         try {
             asStored = client.resource(desired).dryRun().update();
         } catch (KubernetesClientException e) {

@@ -34,10 +34,12 @@ final class OutsideChanges {
     private final Map<String, Instant> lastRestore = new ConcurrentHashMap<>();
     /**
      * Per cluster uid, the StatefulSet version last found unchanged ({@link #version}). One short
-     * string per cluster this operator process has seen: a deleted cluster's stays, which costs
-     * less than the bookkeeping to drop it.
+     * string per cluster this operator process has seen (and a count, below): a deleted
+     * cluster's stay, which costs less than the bookkeeping to drop them.
      */
     private final Map<String, String> unchangedAt = new ConcurrentHashMap<>();
+    /** Per cluster uid, the dry runs made for a comparison in this process (ExecutorClusterReconcilerTest counts them). */
+    private final Map<String, Long> comparisons = new ConcurrentHashMap<>();
 
     /** The stored StatefulSet's uid and generation, with the declared spec's hash: what a comparison's answer holds for. */
     static String version(StatefulSet current, String declaredSpecHash) {
@@ -47,6 +49,15 @@ final class OutsideChanges {
     /** Whether this version was compared already and found unchanged: no need to ask the API server again. */
     boolean knownUnchanged(String clusterUid, String version) {
         return version.equals(unchangedAt.get(clusterUid));
+    }
+
+    /** A dry run is about to be made for a comparison. */
+    void comparing(String clusterUid) {
+        comparisons.merge(clusterUid, 1L, Long::sum);
+    }
+
+    long comparisons(String clusterUid) {
+        return comparisons.getOrDefault(clusterUid, 0L);
     }
 
     void foundUnchanged(String clusterUid, String version) {

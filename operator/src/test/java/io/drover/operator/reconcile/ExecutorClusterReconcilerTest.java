@@ -52,6 +52,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(TestClusterResource.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ExecutorClusterReconcilerTest {
+    @jakarta.inject.Inject
+    ExecutorClusterReconciler reconciler;
     @io.quarkus.test.common.http.TestHTTPResource("/q/metrics")
     java.net.URL metricsUrl;
 
@@ -342,11 +344,19 @@ class ExecutorClusterReconcilerTest {
 
         // Once restored, a pass writes nothing: the comparison is with what the API server stores.
         // (This API server runs no controllers: nothing else writes the StatefulSet's status.)
+        // Nor does it make a dry run each time: the StatefulSet found unchanged is compared again
+        // only once its spec is written (its generation).
         String version = restored.getMetadata().getResourceVersion();
+        sleep(Duration.ofSeconds(3)); // the pass after the restore compares the restored StatefulSet once
+        String uid = client.resources(ExecutorCluster.class).inNamespace(ns).withName("drift").get().getMetadata().getUid();
+        long comparisons = reconciler.outsideChangeComparisons(uid);
+        assertThat(comparisons).as("the restore was found by a dry run").isPositive();
         edit("drift", ec -> ec.getMetadata().setLabels(Map.of("team", "payments")));
         sleep(Duration.ofSeconds(5)); // more than two secretRecheckIntervals (2s in tests)
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("drift").get().getMetadata().getResourceVersion())
                 .isEqualTo(version);
+        assertThat(reconciler.outsideChangeComparisons(uid)).as("dry runs of passes that found it unchanged")
+                .isEqualTo(comparisons);
         assertThat(events("drift", "StatefulSetRestored")).singleElement()
                 .satisfies(e -> assertThat(e.getSeries()).as("restored once, not at every pass").isNull());
 
