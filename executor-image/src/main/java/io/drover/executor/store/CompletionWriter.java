@@ -25,7 +25,11 @@ import java.util.Map;
  * with the database's reason. A failure of the attempt rather than of the outcome (an
  * unreachable database, a deadlock, a lock or statement timeout: {@link SqlErrors#worthRetrying})
  * is thrown, and the caller writes the batch again: a job that succeeded is never dead-lettered
- * because its row was locked for a while.
+ * because its row was locked for a while. So is a failure that is no row's fault but the node's
+ * or the server's (a revoked permission, a missing table, the server's own I/O error: not
+ * {@link SqlErrors#rowRefused}): dead-lettering the outcomes of jobs that ran, succeeded among
+ * them, would blame every job of the batch for it; the loop retries, and the node's health says
+ * what fails.
  */
 public final class CompletionWriter {
     /** How an outcome changes its row. */
@@ -103,7 +107,7 @@ public final class CompletionWriter {
         try {
             return new Result(writeAll(c, batch.entries()), List.of(), List.of());
         } catch (SQLException e) {
-            if (SqlErrors.worthRetrying(e)) {
+            if (!SqlErrors.rowRefused(e)) {
                 throw e; // the whole batch again, later: nothing in it was refused
             }
         }
@@ -114,7 +118,7 @@ public final class CompletionWriter {
             try {
                 written += writeAll(c, List.of(entry));
             } catch (SQLException e) {
-                if (SqlErrors.worthRetrying(e)) {
+                if (!SqlErrors.rowRefused(e)) {
                     throw e;
                 }
                 Entry dead = new Entry(Kind.DEAD, entry.id(), entry.version(), 0,
@@ -124,7 +128,7 @@ public final class CompletionWriter {
                     written += writeAll(c, List.of(dead));
                     refused.add(entry.id());
                 } catch (SQLException deadFailed) {
-                    if (SqlErrors.worthRetrying(deadFailed)) {
+                    if (!SqlErrors.rowRefused(deadFailed)) {
                         throw deadFailed;
                     }
                     unwritable.add(entry.id());

@@ -63,6 +63,41 @@ class CompletionWriterTest {
     }
 
     /**
+     * A failure that is no row's fault (here the server's own I/O error, 58030, as a storage
+     * fault raises it, on every delete) is thrown for the batch to be written again later. It used
+     * to be written outcome by outcome, each failing alike, and moved to dead letters: jobs that
+     * succeeded, dead-lettered for the server's trouble, or left to run again.
+     */
+    @Test
+    void aFailureThatIsNoRowsFaultIsWrittenLaterNotDeadLettered() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        long first = heldJob(jobs);
+        long second = heldJob(jobs);
+        CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
+        Batch batch = new Batch().add(new Entry(Kind.DONE, first, TENURE, 0, null, 0))
+                .add(new Entry(Kind.DONE, second, TENURE, 0, null, 0));
+        jobs.execute("create function {s}.io_error() returns trigger language plpgsql as"
+                + " $$ begin raise exception 'could not read block' using errcode = '58030'; end $$");
+        jobs.execute("create trigger io_error before delete on {s}.job for each row execute function {s}.io_error()");
+
+        try (Connection c = db.getConnection()) {
+            assertThatThrownBy(() -> writer.write(c, batch)).isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("58030"));
+        }
+        assertThat(jobs.deadLetters()).as("nothing dead-lettered").isZero();
+        assertThat(jobs.jobsLeft()).isEqualTo(2);
+
+        jobs.execute("drop trigger io_error on {s}.job"); // the server recovers
+        try (Connection c = db.getConnection()) {
+            assertThat(writer.write(c, batch)).isEqualTo(new CompletionWriter.Result(2, java.util.List.of(),
+                    java.util.List.of()));
+        }
+        assertThat(jobs.jobsLeft()).isZero();
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    /**
      * An outcome the database refuses (a retry delay past the end of time: out of range, not worth
      * retrying) is dead-lettered with the reason, and the rest of its batch is written.
      */
