@@ -21,6 +21,12 @@ import java.util.concurrent.TimeUnit;
  * swept while this node could not renew (frozen, cut off); a queued one is dropped so it never
  * starts here, a running one is reported (its outcome will find the lock gone). It is the last
  * loop to stop at shutdown, so jobs finishing in the grace period keep their locks.
+ *
+ * <p>A failed renewal is tried again after {@link #AFTER_FAILURE}, not a whole interval later: a
+ * renewal that waited out its call's timeout ({@code lockExpiry/2}, on a connection gone
+ * half-open) ends three quarters into the lease, and the next one an interval later would come
+ * when the lease has run out, and other nodes may sweep the jobs. The pool discards the failed
+ * connection, so the retry goes out on another one.
  */
 final class LockRenewer {
     private static final Logger LOG = Logger.getLogger(LockRenewer.class);
@@ -34,6 +40,8 @@ final class LockRenewer {
     private final Duration every;
     private final ScheduledExecutorService scheduler;
     private final ProblemLog problems = new ProblemLog(LOG, "Renewing job locks");
+    /** How soon a failed renewal is tried again. */
+    static final Duration AFTER_FAILURE = Duration.ofSeconds(1);
 
     LockRenewer(DataSource dataSource, LockMaintenance maintenance, HeldJobs held, DatabaseHealth database,
                 Heartbeats heartbeats, ExecutorMetrics metrics, Duration every, String nodeName) {
@@ -49,10 +57,24 @@ final class LockRenewer {
     }
 
     void start() {
-        scheduler.scheduleWithFixedDelay(this::renew, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.schedule(this::turn, every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    void renew() {
+    /** One renewal, then the next: an interval later, or sooner after a failure. */
+    private void turn() {
+        boolean renewed = false;
+        try {
+            renewed = renew();
+        } finally {
+            Duration next = renewed || AFTER_FAILURE.compareTo(every) > 0 ? every : AFTER_FAILURE;
+            if (!scheduler.isShutdown()) {
+                scheduler.schedule(this::turn, next.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** @return false if the database could not be asked (the next try comes sooner) */
+    boolean renew() {
         beat.beat();
         List<Long> expired = held.dropExpiredQueued();
         if (!expired.isEmpty()) {
@@ -62,7 +84,7 @@ final class LockRenewer {
         }
         List<HeldJobs.Lease> asked = held.leases();
         if (asked.isEmpty()) {
-            return;
+            return true;
         }
         long sent = System.nanoTime();
         try (Connection c = dataSource.getConnection()) {
@@ -81,9 +103,11 @@ final class LockRenewer {
                             + " node could not renew", queued.size(), running.size());
                 }
             }
+            return true;
         } catch (Exception e) {
             database.failed(e);
             problems.failed(e);
+            return false;
         }
     }
 
