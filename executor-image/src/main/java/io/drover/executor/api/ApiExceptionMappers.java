@@ -32,6 +32,12 @@ public class ApiExceptionMappers {
         return json(Response.Status.BAD_REQUEST, new ApiError("invalid request: " + e.getMessage(), e.errors()));
     }
 
+    /** An idempotency key reused for another request: 422, as the IETF draft of the header says. */
+    @ServerExceptionMapper
+    public Response keyReused(IdempotencyKeys.KeyReusedException e) {
+        return Response.status(422).type(MediaType.APPLICATION_JSON).entity(e.body()).build();
+    }
+
     /** Malformed JSON or a value of the wrong type: name the field Jackson was reading. */
     @ServerExceptionMapper
     public Response badJson(JsonProcessingException e) {

@@ -8,6 +8,7 @@ import io.drover.executor.store.JobEnqueuer.NewJob;
 import io.drover.executor.store.JobQueries;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -49,22 +50,46 @@ public class JobResource {
 
     @POST
     @Operation(summary = "Enqueue one job or timer")
-    public Response enqueue(JobRequest request) throws SQLException {
+    public Response enqueue(JobRequest request, @Parameter(description = IdempotencyKeys.DESCRIPTION) @HeaderParam(IdempotencyKeys.HEADER) String key)
+            throws SQLException {
         NewJob job = validator.one(request);
-        long id = enqueuer.enqueue(List.of(job))[0];
-        executor.jobsEnqueued();
-        return Response.created(URI.create("/api/v1/jobs/" + id)).entity(Map.of("id", id)).build();
+        JobEnqueuer.Enqueued done = enqueue(List.of(job), key, "one");
+        long id = done.ids()[0];
+        return replayed(Response.created(URI.create("/api/v1/jobs/" + id)).entity(Map.of("id", id)), done).build();
     }
 
     @POST
     @Path("/batch")
     @Operation(summary = "Enqueue many jobs in one transaction (all or none)")
-    public Response enqueueBatch(JobBatchRequest request) throws SQLException {
+    public Response enqueueBatch(JobBatchRequest request, @Parameter(description = IdempotencyKeys.DESCRIPTION) @HeaderParam(IdempotencyKeys.HEADER) String key)
+            throws SQLException {
         List<NewJob> jobs = validator.batch(request, maxBatch);
-        long[] ids = enqueuer.enqueue(jobs);
-        executor.jobsEnqueued();
-        return Response.status(Response.Status.CREATED)
-                .entity(Map.of("count", ids.length, "ids", Arrays.stream(ids).boxed().toList())).build();
+        JobEnqueuer.Enqueued done = enqueue(jobs, key, "batch");
+        long[] ids = done.ids();
+        return replayed(Response.status(Response.Status.CREATED)
+                .entity(Map.of("count", ids.length, "ids", Arrays.stream(ids).boxed().toList())), done).build();
+    }
+
+    /** Enqueues the jobs, once per idempotency key if the call has one (IdempotencyKeys). */
+    private JobEnqueuer.Enqueued enqueue(List<NewJob> jobs, String key, String call) throws SQLException {
+        JobEnqueuer.Enqueued done;
+        if (key == null) {
+            done = new JobEnqueuer.Enqueued(enqueuer.enqueue(jobs), false);
+        } else {
+            try {
+                done = enqueuer.enqueue(jobs, IdempotencyKeys.valid(key), call);
+            } catch (JobEnqueuer.KeyReused e) {
+                throw IdempotencyKeys.reused();
+            }
+        }
+        if (!done.replayed()) {
+            executor.jobsEnqueued();
+        }
+        return done;
+    }
+
+    private static Response.ResponseBuilder replayed(Response.ResponseBuilder answer, JobEnqueuer.Enqueued done) {
+        return done.replayed() ? answer.header(IdempotencyKeys.REPLAYED, "true") : answer;
     }
 
     @GET

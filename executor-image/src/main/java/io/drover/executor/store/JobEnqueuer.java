@@ -1,22 +1,55 @@
 package io.drover.executor.store;
 
+import org.postgresql.PGConnection;
+
 import javax.sql.DataSource;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-/** Writes new jobs. Batches go in one transaction: all of them or none. */
+/**
+ * Writes new jobs. Batches go in one transaction: all of them or none. A call may carry an
+ * idempotency key: the first call with it enqueues its jobs and records the key with their ids,
+ * in the same transaction; a later call with the same key and the same request (a producer
+ * retrying a call whose answer it lost) enqueues nothing and gets those ids again; with another
+ * request it is refused ({@link KeyReused}).
+ */
 public final class JobEnqueuer {
     private final DataSource dataSource;
     private final String insertSql;
+    private final String claimKey;
+    private final String setKeyIds;
+    private final String keyOf;
+    private final String pruneKeys;
 
     public JobEnqueuer(DataSource dataSource, Tables tables) {
         this.dataSource = dataSource;
-        this.insertSql = new JobSql(tables).insertJob();
+        JobSql sql = new JobSql(tables);
+        this.insertSql = sql.insertJob();
+        this.claimKey = sql.claimEnqueueKey();
+        this.setKeyIds = sql.setEnqueueKeyIds();
+        this.keyOf = sql.enqueueKeyOf();
+        this.pruneKeys = sql.pruneEnqueueKeys();
+    }
+
+    /** The jobs of a call, and whether they were enqueued by an earlier call with the same key. */
+    public record Enqueued(long[] ids, boolean replayed) {
+    }
+
+    /** The key was first used for a different request; nothing was written. */
+    public static final class KeyReused extends Exception {
+        public KeyReused() {
+            super("the idempotency key was first used for a different request");
+        }
     }
 
     /**
@@ -36,6 +69,96 @@ public final class JobEnqueuer {
         try (Connection c = dataSource.getConnection()) {
             return Transactions.run(c, () -> insert(c, jobs));
         }
+    }
+
+    /**
+     * Inserts the jobs in order, once per key: see the class comment.
+     *
+     * @param key  the caller's idempotency key
+     * @param call what the call is (e.g. "one", "batch"): the same jobs by another call are another request
+     */
+    public Enqueued enqueue(List<NewJob> jobs, String key, String call) throws SQLException, KeyReused {
+        byte[] request = fingerprint(call, jobs);
+        try (Connection c = dataSource.getConnection()) {
+            Enqueued done = Transactions.run(c, () -> {
+                try (PreparedStatement prune = c.prepareStatement(pruneKeys)) {
+                    prune.executeUpdate();
+                }
+                boolean ours;
+                try (PreparedStatement ps = c.prepareStatement(claimKey)) {
+                    ps.setString(1, key);
+                    ps.setBytes(2, request);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        ours = rs.next();
+                    }
+                }
+                if (!ours) {
+                    return earlier(c, key, request);
+                }
+                long[] ids = insert(c, jobs);
+                try (PreparedStatement ps = c.prepareStatement(setKeyIds)) {
+                    ps.setArray(1, c.unwrap(PGConnection.class).createArrayOf("bigint", ids));
+                    ps.setString(2, key);
+                    ps.executeUpdate();
+                }
+                return new Enqueued(ids, false);
+            });
+            if (done == null) {
+                throw new KeyReused();
+            }
+            return done;
+        }
+    }
+
+    /** The earlier call's ids, or null if it was another request. */
+    private Enqueued earlier(Connection c, String key, byte[] request) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(keyOf)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) { // cannot happen: the claim found it live in this transaction
+                    throw new SQLException("idempotency key vanished", "40001");
+                }
+                if (!MessageDigest.isEqual(request, rs.getBytes(1))) {
+                    return null;
+                }
+                Long[] ids = (Long[]) rs.getArray(2).getArray();
+                long[] plain = new long[ids.length];
+                for (int i = 0; i < ids.length; i++) {
+                    plain[i] = ids[i];
+                }
+                return new Enqueued(plain, true);
+            }
+        }
+    }
+
+    /** SHA-256 of the call and every field of its jobs, each length-prefixed (no two requests read alike). */
+    static byte[] fingerprint(String call, List<NewJob> jobs) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        field(sha, call);
+        for (NewJob job : jobs) {
+            field(sha, job.type());
+            field(sha, job.payload());
+            field(sha, job.dueAt() == null ? null : job.dueAt().toString());
+            field(sha, Integer.toString(job.maxAttempts()));
+            field(sha, job.repeatEvery() == null ? null : Long.toString(job.repeatEvery().toMillis()));
+        }
+        return sha.digest();
+    }
+
+    private static void field(MessageDigest sha, String value) {
+        if (value == null) {
+            sha.update((byte) 0);
+            return;
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        sha.update((byte) 1);
+        sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+        sha.update(bytes);
     }
 
     private long[] insert(Connection c, List<NewJob> jobs) throws SQLException {

@@ -546,6 +546,41 @@ public final class JobSql {
                 + " values (?, ?, coalesce(?, now()), ?, ? * interval '1 millisecond')";
     }
 
+    /** How long an enqueue call's idempotency key holds: a producer's retries come within it. */
+    public static final String ENQUEUE_KEY_TTL = "1 day";
+
+    /**
+     * Takes an idempotency key for this call: inserts it, or takes over an expired one. Returns a
+     * row if the key is this call's now; none if a live key exists (a committed earlier call: read
+     * it with {@link #enqueueKeyOf}). A concurrent call with the same key waits here until the
+     * other commits or rolls back. Parameters: key, request (sha-256).
+     */
+    public String claimEnqueueKey() {
+        return "insert into " + t.enqueueKey() + " as k (key, request, ids) values (?, ?, '{}')"
+                + " on conflict (key) do update set request = excluded.request, ids = '{}', created_at = now()"
+                + " where k.created_at < now() - interval '" + ENQUEUE_KEY_TTL + "' returning true";
+    }
+
+    /** Parameters: ids (bigint[]), key. */
+    public String setEnqueueKeyIds() {
+        return "update " + t.enqueueKey() + " set ids = ? where key = ?";
+    }
+
+    /** The earlier call of a key. Parameter: key. Returns request, ids. */
+    public String enqueueKeyOf() {
+        return "select request, ids from " + t.enqueueKey() + " where key = ?";
+    }
+
+    /**
+     * Removes a few expired keys: each keyed call does, so the table holds about a day of keys
+     * with no loop of its own. Skips keys another call is removing.
+     */
+    public String pruneEnqueueKeys() {
+        return "delete from " + t.enqueueKey() + " where key in (select key from " + t.enqueueKey()
+                + " where created_at < now() - interval '" + ENQUEUE_KEY_TTL + "' order by created_at limit 10"
+                + " for update skip locked)";
+    }
+
     /**
      * The next version of a row: wraps at the int's end instead of failing. A row written with
      * plain SQL at version 2147483647 made every page that reached it fail with "integer out of

@@ -21,6 +21,11 @@ public record Tables(String schema) {
         return schema + ".fleet_figures";
     }
 
+    /** The idempotency keys of enqueue calls (V7). */
+    public String enqueueKey() {
+        return schema + ".enqueue_key";
+    }
+
     /** The LISTEN/NOTIFY channel on which new and released jobs are announced. */
     public String channel() {
         return "drover_" + schema;
