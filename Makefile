@@ -107,7 +107,7 @@ bench: bench-deps ## Full benchmark matrix, SQL floor, idle latency, enqueue pat
 bench-quick: bench-deps ## Short benchmark (under 2 min of runs); writes target/bench-quick/
 	$(BENCH_RUN) --quick --command="make bench-quick"
 
-chaos: ## Fault campaign: executor processes on a real PostgreSQL under kill -9, SIGSTOP, restarts, outages, half-open connections, poison jobs; writes docs/reliability.md (~5 min)
+chaos: ## Fault campaign: executor processes on a real PostgreSQL under kill -9, SIGSTOP, restarts, outages, a frozen server, half-open connections, poison jobs; writes docs/reliability.md (~5 min)
 	$(MVN) -pl executor-image,chaos -am verify -Pchaos -Dtest=NONE -Dit.test=ChaosCampaignIT \
 	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
 
