@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,11 +26,12 @@ import java.util.Map;
  * with the database's reason. A failure of the attempt rather than of the outcome (an
  * unreachable database, a deadlock, a lock or statement timeout: {@link SqlErrors#worthRetrying})
  * is thrown, and the caller writes the batch again: a job that succeeded is never dead-lettered
- * because its row was locked for a while. So is a failure that is no row's fault but the node's
- * or the server's (a revoked permission, a missing table, the server's own I/O error: not
- * {@link SqlErrors#rowRefused}): dead-lettering the outcomes of jobs that ran, succeeded among
- * them, would blame every job of the batch for it; the loop retries, and the node's health says
- * what fails.
+ * because its row was locked for a while. A failure of another kind (a revoked permission, the
+ * server's own I/O error, or a user trigger raising one of those for some rows) is the row's if
+ * the database took other writes of the batch, and is dead-lettered with the reason; if it took
+ * none, it is the node's or the server's, and the batch is thrown back to be written again: the
+ * outcomes of jobs that ran, succeeded among them, are not dead-lettered for it, and the node's
+ * health says what fails.
  */
 public final class CompletionWriter {
     /** How an outcome changes its row. */
@@ -107,35 +109,61 @@ public final class CompletionWriter {
         try {
             return new Result(writeAll(c, batch.entries()), List.of(), List.of());
         } catch (SQLException e) {
-            if (!SqlErrors.rowRefused(e)) {
+            if (SqlErrors.worthRetrying(e)) {
                 throw e; // the whole batch again, later: nothing in it was refused
             }
         }
+        // Outcome by outcome: a row's own failure (rowRefused) is dead-lettered with its reason.
+        // Another failure (58030, XX001, a 42 from a user trigger) may be the row's or the
+        // server's: it is taken for the row's when the database took other writes of this batch,
+        // and for the server's when it took none, and then the whole batch is written again later.
         int written = 0;
+        boolean accepted = false; // the database took some write of this batch
         List<Long> refused = new ArrayList<>();
         List<Long> unwritable = new ArrayList<>();
+        Map<Entry, SQLException> unclear = new LinkedHashMap<>();
         for (Entry entry : batch.entries()) {
             try {
                 written += writeAll(c, List.of(entry));
+                accepted = true;
             } catch (SQLException e) {
-                if (!SqlErrors.rowRefused(e)) {
+                if (SqlErrors.worthRetrying(e)) {
                     throw e;
                 }
-                Entry dead = new Entry(Kind.DEAD, entry.id(), entry.version(), 0,
-                        "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(e.getMessage()),
-                        entry.attemptDelta());
-                try {
-                    written += writeAll(c, List.of(dead));
-                    refused.add(entry.id());
-                } catch (SQLException deadFailed) {
-                    if (!SqlErrors.rowRefused(deadFailed)) {
-                        throw deadFailed;
-                    }
-                    unwritable.add(entry.id());
+                if (SqlErrors.rowRefused(e)) {
+                    written += deadLetter(c, entry, e, refused, unwritable);
+                    accepted |= refused.contains(entry.id());
+                } else {
+                    unclear.put(entry, e);
                 }
             }
         }
+        if (!unclear.isEmpty() && !accepted) {
+            throw unclear.values().iterator().next(); // no write of this batch was taken: the server's trouble
+        }
+        for (Map.Entry<Entry, SQLException> e : unclear.entrySet()) {
+            written += deadLetter(c, e.getKey(), e.getValue(), refused, unwritable);
+        }
         return new Result(written, refused, unwritable);
+    }
+
+    /** Moves the job of a refused outcome to dead letters with the reason; the rows changed. */
+    private int deadLetter(Connection c, Entry entry, SQLException why, List<Long> refused, List<Long> unwritable)
+            throws SQLException {
+        Entry dead = new Entry(Kind.DEAD, entry.id(), entry.version(), 0,
+                "its outcome could not be stored (" + entry.kind() + "): " + Text.storable(why.getMessage()),
+                entry.attemptDelta());
+        try {
+            int rows = writeAll(c, List.of(dead));
+            refused.add(entry.id());
+            return rows;
+        } catch (SQLException deadFailed) {
+            if (SqlErrors.worthRetrying(deadFailed)) {
+                throw deadFailed;
+            }
+            unwritable.add(entry.id());
+            return 0;
+        }
     }
 
     /**

@@ -98,6 +98,35 @@ class CompletionWriterTest {
     }
 
     /**
+     * The same kind of failure met by one row only (a user trigger raising 58030 on its retry)
+     * is that row's: the rest of the batch is written, and it alone is dead-lettered with the
+     * reason, instead of holding up every outcome of the node.
+     */
+    @Test
+    void aFailureOfAnotherKindThatOneRowAloneMeetsIsThatRowsOwn() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        long fine = heldJob(jobs);
+        long bad = heldJob(jobs);
+        CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
+        jobs.execute("create function {s}.io_error() returns trigger language plpgsql as $$ begin"
+                + " raise exception 'could not read block' using errcode = '58030'; end $$");
+        jobs.execute("create trigger io_error before update on {s}.job for each row when (old.id = " + bad
+                + ") execute function {s}.io_error()");
+
+        CompletionWriter.Result result;
+        try (Connection c = db.getConnection()) {
+            result = writer.write(c, new Batch().add(new Entry(Kind.DONE, fine, TENURE, 0, null, 0))
+                    .add(new Entry(Kind.RETRY, bad, TENURE, 1000, "failed", 1)));
+        }
+        assertThat(result.refused()).containsExactly(bad);
+        assertThat(result.unwritable()).isEmpty();
+        assertThat(jobs.jobsLeft()).as("the done one deleted, the refused one moved").isZero();
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where id = " + bad
+                + " and error like 'its outcome could not be stored (RETRY): %could not read block%'")).isEqualTo(1);
+    }
+
+    /**
      * An outcome the database refuses (a retry delay past the end of time: out of range, not worth
      * retrying) is dead-lettered with the reason, and the rest of its batch is written.
      */
