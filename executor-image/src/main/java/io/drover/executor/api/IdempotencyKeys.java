@@ -1,5 +1,9 @@
 package io.drover.executor.api;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.List;
 
 /**
@@ -28,6 +32,41 @@ final class IdempotencyKeys {
                     + " visible ASCII characters (no spaces), e.g. a UUID")));
         }
         return key;
+    }
+
+    /**
+     * SHA-256 of the call and of every field of its jobs as sent, each length-prefixed and an
+     * omitted one marked as such, so that no two requests read alike. As sent, not as the node
+     * completes them: an omitted maxAttempts stays omitted, and a retry that reaches a node
+     * with another maxAttempts setting is still the same request.
+     */
+    static byte[] request(String call, List<JobRequest> jobs) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        field(sha, call);
+        for (JobRequest job : jobs) {
+            field(sha, job.type());
+            field(sha, job.payload() == null ? null : job.payload().toString());
+            field(sha, job.dueAt());
+            field(sha, job.maxAttempts() == null ? null : job.maxAttempts().toString());
+            field(sha, job.repeatEvery());
+        }
+        return sha.digest();
+    }
+
+    private static void field(MessageDigest sha, String value) {
+        if (value == null) {
+            sha.update((byte) 0);
+            return;
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        sha.update((byte) 1);
+        sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+        sha.update(bytes);
     }
 
     static KeyReusedException reused() {

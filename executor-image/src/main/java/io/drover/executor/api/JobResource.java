@@ -53,7 +53,7 @@ public class JobResource {
     public Response enqueue(JobRequest request, @Parameter(description = IdempotencyKeys.DESCRIPTION) @HeaderParam(IdempotencyKeys.HEADER) String key)
             throws SQLException {
         NewJob job = validator.one(request);
-        JobEnqueuer.Enqueued done = enqueue(List.of(job), key, "one");
+        JobEnqueuer.Enqueued done = enqueue(List.of(job), key, () -> IdempotencyKeys.request("one", List.of(request)));
         long id = done.ids()[0];
         return replayed(Response.created(URI.create("/api/v1/jobs/" + id)).entity(Map.of("id", id)), done).build();
     }
@@ -64,20 +64,21 @@ public class JobResource {
     public Response enqueueBatch(JobBatchRequest request, @Parameter(description = IdempotencyKeys.DESCRIPTION) @HeaderParam(IdempotencyKeys.HEADER) String key)
             throws SQLException {
         List<NewJob> jobs = validator.batch(request, maxBatch);
-        JobEnqueuer.Enqueued done = enqueue(jobs, key, "batch");
+        JobEnqueuer.Enqueued done = enqueue(jobs, key, () -> IdempotencyKeys.request("batch", request.jobs()));
         long[] ids = done.ids();
         return replayed(Response.status(Response.Status.CREATED)
                 .entity(Map.of("count", ids.length, "ids", Arrays.stream(ids).boxed().toList())), done).build();
     }
 
     /** Enqueues the jobs, once per idempotency key if the call has one (IdempotencyKeys). */
-    private JobEnqueuer.Enqueued enqueue(List<NewJob> jobs, String key, String call) throws SQLException {
+    private JobEnqueuer.Enqueued enqueue(List<NewJob> jobs, String key, java.util.function.Supplier<byte[]> request)
+            throws SQLException {
         JobEnqueuer.Enqueued done;
         if (key == null) {
             done = new JobEnqueuer.Enqueued(enqueuer.enqueue(jobs), false);
         } else {
             try {
-                done = enqueuer.enqueue(jobs, IdempotencyKeys.valid(key), call);
+                done = enqueuer.enqueue(jobs, IdempotencyKeys.valid(key), request.get());
             } catch (JobEnqueuer.KeyReused e) {
                 throw IdempotencyKeys.reused();
             }

@@ -138,8 +138,9 @@ public record ExecutorSettings(
      * How long a node holds back its sweeps after a database failure it saw, and after it starts:
      * until every live node has renewed its locks, which an outage let expire all at once. A live
      * node's renewal may have been sent on a connection the outage left half-open: it fails only
-     * at {@link #databaseTimeout}, and the next one goes a renewal interval later, on a new
-     * connection. So: that timeout, two renewal intervals (one spare), and 5 s for a stale pooled
+     * at {@link #databaseTimeout}, and the next one goes a second later on another connection
+     * (a renewal interval later until 2026-11-27, whose margin this keeps, and a node of an older
+     * version may still run). So: that timeout, two renewal intervals (one spare), and 5 s for a stale pooled
      * connection to be found out and a new one opened. (It was two intervals and 5 s, 35 s at the
      * default lockExpiry: a node whose renewal hung renewed at up to 45 s, after another had swept
      * its running jobs.)

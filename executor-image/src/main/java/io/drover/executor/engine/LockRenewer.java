@@ -60,16 +60,22 @@ final class LockRenewer {
         scheduler.schedule(this::turn, every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** One renewal, then the next: an interval later, or sooner after a failure. */
+    /**
+     * One renewal, then the next: an interval later, or sooner after a failure. A failure that is
+     * not the database's (a bug) stops the renewals, logged: the loop's heartbeat then goes
+     * silent and liveness restarts the node, rather than it beating on while renewing nothing.
+     */
     private void turn() {
-        boolean renewed = false;
+        boolean renewed;
         try {
             renewed = renew();
-        } finally {
-            Duration next = renewed || AFTER_FAILURE.compareTo(every) > 0 ? every : AFTER_FAILURE;
-            if (!scheduler.isShutdown()) {
-                scheduler.schedule(this::turn, next.toMillis(), TimeUnit.MILLISECONDS);
-            }
+        } catch (RuntimeException | Error e) {
+            LOG.errorf(e, "Renewing job locks failed unexpectedly: renewals stop, and liveness will restart this node");
+            return;
+        }
+        Duration next = renewed || AFTER_FAILURE.compareTo(every) > 0 ? every : AFTER_FAILURE;
+        if (!scheduler.isShutdown()) {
+            scheduler.schedule(this::turn, next.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 

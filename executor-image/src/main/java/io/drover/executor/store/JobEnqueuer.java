@@ -3,10 +3,7 @@ package io.drover.executor.store;
 import org.postgresql.PGConnection;
 
 import javax.sql.DataSource;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -74,16 +71,13 @@ public final class JobEnqueuer {
     /**
      * Inserts the jobs in order, once per key: see the class comment.
      *
-     * @param key  the caller's idempotency key
-     * @param call what the call is (e.g. "one", "batch"): the same jobs by another call are another request
+     * @param key     the caller's idempotency key
+     * @param request a digest of the request as the caller sent it (the call and its fields, an
+     *                omitted one as omitted): a later call with the key must send the same
      */
-    public Enqueued enqueue(List<NewJob> jobs, String key, String call) throws SQLException, KeyReused {
-        byte[] request = fingerprint(call, jobs);
+    public Enqueued enqueue(List<NewJob> jobs, String key, byte[] request) throws SQLException, KeyReused {
         try (Connection c = dataSource.getConnection()) {
             Enqueued done = Transactions.run(c, () -> {
-                try (PreparedStatement prune = c.prepareStatement(pruneKeys)) {
-                    prune.executeUpdate();
-                }
                 boolean ours;
                 try (PreparedStatement ps = c.prepareStatement(claimKey)) {
                     ps.setString(1, key);
@@ -91,6 +85,11 @@ public final class JobEnqueuer {
                     try (ResultSet rs = ps.executeQuery()) {
                         ours = rs.next();
                     }
+                }
+                // After the claim, which is the only statement here that may wait for another
+                // call: the prune skips the keys others hold, so no two calls wait for each other.
+                try (PreparedStatement prune = c.prepareStatement(pruneKeys)) {
+                    prune.executeUpdate();
                 }
                 if (!ours) {
                     return earlier(c, key, request);
@@ -129,36 +128,6 @@ public final class JobEnqueuer {
                 return new Enqueued(plain, true);
             }
         }
-    }
-
-    /** SHA-256 of the call and every field of its jobs, each length-prefixed (no two requests read alike). */
-    static byte[] fingerprint(String call, List<NewJob> jobs) {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        field(sha, call);
-        for (NewJob job : jobs) {
-            field(sha, job.type());
-            field(sha, job.payload());
-            field(sha, job.dueAt() == null ? null : job.dueAt().toString());
-            field(sha, Integer.toString(job.maxAttempts()));
-            field(sha, job.repeatEvery() == null ? null : Long.toString(job.repeatEvery().toMillis()));
-        }
-        return sha.digest();
-    }
-
-    private static void field(MessageDigest sha, String value) {
-        if (value == null) {
-            sha.update((byte) 0);
-            return;
-        }
-        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        sha.update((byte) 1);
-        sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
-        sha.update(bytes);
     }
 
     private long[] insert(Connection c, List<NewJob> jobs) throws SQLException {

@@ -46,7 +46,9 @@ public final class JobStarts {
      * transaction, never auto-committed: a mark a stalled server runs after this node gave up on
      * it (and, its lease run out meanwhile, dropped the job unstarted) would record a run that
      * never happened, which the sweep then counts as a crash, and at maxCrashes as poison
-     * (LateStatementsTest). One round trip more per group of suspects.
+     * (LateStatementsTest). That narrows the window to the COMMIT's own round trip: a COMMIT
+     * whose answer is lost has the same effect (docs/engine.md). One round trip more per group
+     * of suspects.
      */
     public Map<Long, Started> mark(Connection c, Collection<Long> ids) throws SQLException {
         return Transactions.run(c, () -> {
