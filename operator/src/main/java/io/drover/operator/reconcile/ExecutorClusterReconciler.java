@@ -294,8 +294,11 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
         // resource requests above their limits), the ConfigMap keeps the settings the running
         // pods have, so a pod that restarts meanwhile does not start with settings (a longer
-        // jobTimeout) its StatefulSet (a grace period) never got.
-        client.resource(desired).dryRun().update();
+        // jobTimeout) its StatefulSet (a grace period) never got. A restore has had its dry run
+        // already: the comparison that found the outside change was one, of this same object.
+        if (!changedOutside) {
+            client.resource(desired).dryRun().update();
+        }
         apply(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
