@@ -77,9 +77,7 @@ class CompletionWriterTest {
         CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
         Batch batch = new Batch().add(new Entry(Kind.DONE, first, TENURE, 0, null, 0))
                 .add(new Entry(Kind.DONE, second, TENURE, 0, null, 0));
-        jobs.execute("create function {s}.io_error() returns trigger language plpgsql as"
-                + " $$ begin raise exception 'could not read block' using errcode = '58030'; end $$");
-        jobs.execute("create trigger io_error before delete on {s}.job for each row execute function {s}.io_error()");
+        ioError(jobs, "delete", "true");
 
         try (Connection c = db.getConnection()) {
             assertThatThrownBy(() -> writer.write(c, batch)).isInstanceOf(SQLException.class)
@@ -98,6 +96,17 @@ class CompletionWriterTest {
     }
 
     /**
+     * A trigger (io_error) that fails the job table's {@code event} with the server's own I/O
+     * error, 58030, as a storage fault raises it, for the rows that meet {@code when}.
+     */
+    private static void ioError(Jobs jobs, String event, String when) {
+        jobs.execute("create function {s}.io_error() returns trigger language plpgsql as"
+                + " $$ begin raise exception 'could not read block' using errcode = '58030'; end $$");
+        jobs.execute("create trigger io_error before " + event + " on {s}.job for each row when (" + when
+                + ") execute function {s}.io_error()");
+    }
+
+    /**
      * The same kind of failure met by one row only (a user trigger raising 58030 on its retry)
      * is that row's: the rest of the batch is written, and it alone is dead-lettered with the
      * reason, instead of holding up every outcome of the node.
@@ -109,10 +118,7 @@ class CompletionWriterTest {
         long fine = heldJob(jobs);
         long bad = heldJob(jobs);
         CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
-        jobs.execute("create function {s}.io_error() returns trigger language plpgsql as $$ begin"
-                + " raise exception 'could not read block' using errcode = '58030'; end $$");
-        jobs.execute("create trigger io_error before update on {s}.job for each row when (old.id = " + bad
-                + ") execute function {s}.io_error()");
+        ioError(jobs, "update", "old.id = " + bad);
 
         CompletionWriter.Result result;
         try (Connection c = db.getConnection()) {

@@ -4,6 +4,8 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -40,19 +42,13 @@ class LateStatementsTest {
         void run(Connection c) throws SQLException;
     }
 
-    @Test
-    void aSweepsUnlockRunAfterItsNodeGaveUpCommitsNothing() throws Exception {
+    /** The sweep stalled in its unlock (an update of the job table) or its poison move (an insert of a dead letter). */
+    @ParameterizedTest(name = "stalled on {1} of {0}")
+    @CsvSource({"job, update", "dead_letter, insert"})
+    void aSweepRunAfterItsNodeGaveUpCommitsNothing(String table, String event) throws Exception {
         Jobs jobs = expiredJobsOfADeadNode();
         LockMaintenance maintenance = maintenance(jobs.schema());
-        late(jobs, "job", "update", c -> maintenance.sweepExpired(c, List.of()));
-        assertNothingSwept(jobs, maintenance);
-    }
-
-    @Test
-    void aSweepsPoisonMoveRunAfterItsNodeGaveUpCommitsNothing() throws Exception {
-        Jobs jobs = expiredJobsOfADeadNode();
-        LockMaintenance maintenance = maintenance(jobs.schema());
-        late(jobs, "dead_letter", "insert", c -> maintenance.sweepExpired(c, List.of()));
+        late(jobs, table, event, c -> maintenance.sweepExpired(c, List.of()));
         assertNothingSwept(jobs, maintenance);
     }
 
