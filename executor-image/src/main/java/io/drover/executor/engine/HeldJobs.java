@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * The jobs this node holds a lock on, from acquisition until their outcome is written (or
@@ -23,7 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * tenure, and a stale queue entry never runs under a later acquisition's lease.
  */
 final class HeldJobs {
-    enum State { QUEUED, RUNNING, COMPLETING }
+    enum State { QUEUED, RUNNING, COMPLETING, DROPPED }
+
+    private static final AtomicReferenceFieldUpdater<Lease, State> STATE =
+            AtomicReferenceFieldUpdater.newUpdater(Lease.class, State.class, "state");
 
     /** One tenure of one job on this node. */
     static final class Lease {
@@ -99,8 +103,15 @@ final class HeldJobs {
         return true;
     }
 
-    void running(Lease lease) {
-        lease.state = State.RUNNING;
+    /**
+     * A worker is about to run this queued job: true if its tenure is still current and its lease
+     * has not run out, and from then on it counts as running. Atomic against
+     * {@link #dropExpiredQueued}: a job is either dropped unstarted or started, never dropped while
+     * it starts, because a row this node no longer holds may be released to other nodes at once
+     * ({@link UnansweredAcquisitions}).
+     */
+    boolean start(Lease lease) {
+        return STATE.compareAndSet(lease, State.QUEUED, State.RUNNING) && valid(lease);
     }
 
     /** The job's outcome is on its way to the database; keep renewing until it is written. */
@@ -150,7 +161,7 @@ final class HeldJobs {
         List<Long> dropped = new ArrayList<>();
         long now = System.nanoTime();
         leases.forEach((id, l) -> {
-            if (l.state == State.QUEUED && now - l.deadline >= 0 && leases.remove(id, l)) {
+            if (now - l.deadline >= 0 && STATE.compareAndSet(l, State.QUEUED, State.DROPPED) && leases.remove(id, l)) {
                 dropped.add(id);
             }
         });

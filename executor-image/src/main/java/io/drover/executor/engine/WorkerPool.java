@@ -211,14 +211,13 @@ final class WorkerPool {
                     // handler below gives back what the mark charged.
                     throw new InterruptedException("shut down as it started");
                 }
-                if (!held.valid(lease)) {
+                if (!held.start(lease)) {
                     // The database confirmed the lock, but the lease lapsed meanwhile (renewals
                     // failing): not run here, handed back, its start mark's charge given back.
                     settle(lease, new Outcome.Retry(job, 0, "its lease lapsed as it started", marked ? -1 : 0));
                     settled = true;
                     return;
                 }
-                held.running(lease);
                 Execution ex = new Execution(w, lease, s.attempt(), timeoutOf.apply(job.type()), pass, watched);
                 w.current = ex;
                 busy.incrementAndGet();

@@ -53,7 +53,7 @@ class HeldJobsTest {
         HeldJobs held = new HeldJobs(MINUTE);
         AcquiredJob first = job(7, 1);
         HeldJobs.Lease earlier = held.acquired(List.of(first), System.nanoTime()).get(0);
-        held.running(earlier);
+        assertThat(held.start(earlier)).isTrue();
         List<HeldJobs.Lease> asked = held.leases(); // the renewer's snapshot, then its statement is slow
         long sent = System.nanoTime() - MINUTE / 2;
 
@@ -62,7 +62,7 @@ class HeldJobsTest {
         held.completing(earlier);
         held.completed(List.of(first));
         HeldJobs.Lease next = held.acquired(List.of(job(7, 3)), System.nanoTime()).get(0);
-        held.running(next);
+        assertThat(held.start(next)).isTrue();
 
         held.renewed(asked, Set.of(), sent);
         assertThat(held.dropLost(asked, Set.of(), HeldJobs.State.RUNNING)).as("the earlier tenure, already gone").isEmpty();
@@ -76,6 +76,23 @@ class HeldJobsTest {
         // A tenure the renewal really lost is dropped.
         held.dropLost(held.leases(), Set.of(), HeldJobs.State.RUNNING);
         assertThat(held.valid(next)).isFalse();
+    }
+
+    @Test
+    void aQueuedJobIsEitherDroppedAtItsLeasesEndOrStartedNeverBoth() {
+        HeldJobs held = new HeldJobs(MINUTE);
+        long twoMinutesAgo = System.nanoTime() - 2 * MINUTE;
+        List<HeldJobs.Lease> lapsed = held.acquired(List.of(job(1, 1), job(2, 1)), twoMinutesAgo);
+
+        assertThat(held.start(lapsed.get(0))).as("a lapsed lease does not start").isFalse();
+        assertThat(held.dropExpiredQueued()).as("the one a worker tried to start is no longer queued").containsExactly(2L);
+        assertThat(held.start(lapsed.get(1))).as("a dropped job does not start").isFalse();
+
+        HeldJobs.Lease running = held.acquired(List.of(job(3, 1)), System.nanoTime()).get(0);
+        assertThat(held.start(running)).isTrue();
+        held.renewed(running, twoMinutesAgo); // its renewals failed since
+        assertThat(held.dropExpiredQueued()).as("a started job is never dropped as unstarted").isEmpty();
+        assertThat(held.snapshot()).contains(3L);
     }
 
     private static AcquiredJob job(long id, int version) {
