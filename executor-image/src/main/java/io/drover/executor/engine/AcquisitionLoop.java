@@ -5,7 +5,10 @@ import io.drover.executor.acquire.Acquisition;
 import io.drover.executor.acquire.AcquisitionStrategy;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.LockMaintenance;
+import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
+import org.postgresql.PGConnection;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -31,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  * own API) cuts the sleep short, and a cycle starts a little after {@link JobSql#NOTIFY_INTERVAL}
  * past each wake-up before the loop sleeps, because a producer that notified does not notify
  * again for its inserts within that interval. A database error never ends the loop: it backs
- * off and retries, so a node keeps working after a database failover.
+ * off and retries, so a node keeps working after a database failover. An acquisition that got no
+ * answer may still be run by the server; what it locked is released once it no longer can
+ * ({@link UnansweredAcquisitions}).
  */
 final class AcquisitionLoop {
     private static final Logger LOG = Logger.getLogger(AcquisitionLoop.class);
@@ -56,6 +61,7 @@ final class AcquisitionLoop {
     private final int maxUnwrittenOutcomes;
     private final long intervalMillis;
     private final String nextDueSql;
+    private final UnansweredAcquisitions unanswered;
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
     private final Thread thread;
     private final Object wakeUp = new Object();
@@ -75,7 +81,7 @@ final class AcquisitionLoop {
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
                     OutcomeBacklog unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
-                    String nodeName) {
+                    LockMaintenance maintenance, String nodeName) {
         this.dataSource = dataSource;
         this.strategy = strategy;
         this.pool = pool;
@@ -88,6 +94,7 @@ final class AcquisitionLoop {
         this.maxUnwrittenOutcomes = maxUnwrittenOutcomes;
         this.intervalMillis = interval.toMillis();
         this.nextDueSql = sql.nextDue();
+        this.unanswered = new UnansweredAcquisitions(maintenance, held);
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
     }
 
@@ -117,7 +124,8 @@ final class AcquisitionLoop {
                 Acquisition acquisition;
                 long start = System.nanoTime();
                 try (Connection c = dataSource.getConnection()) {
-                    acquisition = strategy.acquire(c, reserved);
+                    unanswered.settle(c);
+                    acquisition = acquire(c, reserved);
                 }
                 lastSuccessNanos = System.nanoTime();
                 // The lease counts from before the statement was sent: the database set the
@@ -154,9 +162,25 @@ final class AcquisitionLoop {
         }
     }
 
-    /** Sleeps until the next unlocked job is due, or acquireInterval, or a wake-up. */
+    private Acquisition acquire(Connection c, int jobs) throws SQLException, InterruptedException {
+        // Asked before: once a call failed, the pool's wrapper refuses even to be unwrapped.
+        int session = c.unwrap(PGConnection.class).getBackendPID();
+        try {
+            return strategy.acquire(c, jobs);
+        } catch (SQLException e) {
+            if (SqlErrors.connectionLost(e)) {
+                unanswered.unanswered(session); // the server may run it yet, and lock a page for nobody
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Sleeps until the next unlocked job is due, or acquireInterval, or a wake-up; or until it is
+     * time to look whether an unanswered acquisition's page can be released.
+     */
     private void idle() throws InterruptedException {
-        long wait = intervalMillis;
+        long wait = Math.min(intervalMillis, unanswered.nextCheckInMillis());
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(nextDueSql);
              ResultSet rs = ps.executeQuery()) {

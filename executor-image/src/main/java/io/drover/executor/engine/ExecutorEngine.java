@@ -84,7 +84,8 @@ public final class ExecutorEngine implements AutoCloseable {
         // one full write, before it stops acquiring (AcquisitionLoop).
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
                 database, heartbeats, metrics, settings.acquirePageSize(), completions,
-                Math.max(settings.queueSize(), settings.completionBatchSize()), settings.acquireInterval(), sql, node);
+                Math.max(settings.queueSize(), settings.completionBatchSize()), settings.acquireInterval(), sql,
+                maintenance, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
         // Quiet period: until every live node renewed after an outage (ExecutorSettings.sweepQuietPeriod).

@@ -306,6 +306,28 @@ public final class JobSql {
     }
 
     /**
+     * Unlocks the rows locked under this node's owner that it does not hold: the page of an
+     * acquisition that the server ran after the node had given up on it (a stalled server runs
+     * the requests it kept when it resumes). Rows with a start mark are left to the sweep, which
+     * counts their crash. Run only while no acquisition of this node can be under way
+     * ({@code UnansweredAcquisitions}). Parameters: owner, held ids (bigint[]).
+     */
+    public String releaseUnheld() {
+        return "update " + job + " set locked_by = null, lock_expires_at = null, version = " + nextVersion("version")
+                + " where locked_by = ? and started_at is null and not (id = any(?))";
+    }
+
+    /**
+     * Of the given server sessions (pid, and milliseconds since the node gave up on a request it
+     * sent there), the ones still running: a pid that the server gave to a session started since
+     * then is a new session, not the one asked about. Parameters: pids (int[]), ages (bigint[]).
+     * Returns pid.
+     */
+    public static final String SESSIONS_STILL_RUNNING = "select a.pid from pg_stat_activity a"
+            + " join unnest(?::int[], ?::bigint[]) as s(pid, age_ms) on a.pid = s.pid"
+            + " where coalesce(a.backend_start <= now() - s.age_ms * interval '1 millisecond', true)";
+
+    /**
      * The other owners holding rows under this node's name: earlier runs of it. Parameters: the
      * name followed by ':', this node's owner. Returns locked_by.
      */

@@ -33,6 +33,7 @@ public final class LockMaintenance {
     private final long lockExpiryMillis;
     private final String renew;
     private final String release;
+    private final String releaseUnheld;
     private final String predecessors;
     private final String notify;
     private final Recovery expired;
@@ -45,6 +46,7 @@ public final class LockMaintenance {
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.renew = sql.renewLocks();
         this.release = sql.releaseUnstarted();
+        this.releaseUnheld = sql.releaseUnheld();
         this.predecessors = sql.predecessors();
         this.notify = sql.notifyJobs();
         this.expired = new Recovery(sql.recoverExpired(maxCrashes));
@@ -87,6 +89,41 @@ public final class LockMaintenance {
             released = ps.executeUpdate();
         }
         return notifyIf(c, released);
+    }
+
+    /**
+     * Unlocks the rows locked under this node's owner that it does not hold (never started
+     * here), so any node can take them now; see {@link JobSql#releaseUnheld}. In a transaction:
+     * run late by a stalled server, after this node acquired more, it would unlock those too, so
+     * it must commit only if this node is still there to send the COMMIT.
+     */
+    public int releaseUnheld(Connection c, Collection<Long> held) throws SQLException {
+        int released = Transactions.run(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(releaseUnheld)) {
+                ps.setString(1, owner);
+                ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+                return ps.executeUpdate();
+            }
+        });
+        return notifyIf(c, released);
+    }
+
+    /**
+     * Which of the given server sessions still run: {@code pids[i]}, on which this node gave up a
+     * request {@code agesMillis[i]} ago. A session that ended can run nothing more.
+     */
+    public static Set<Integer> sessionsStillRunning(Connection c, int[] pids, long[] agesMillis) throws SQLException {
+        Set<Integer> running = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(JobSql.SESSIONS_STILL_RUNNING)) {
+            ps.setArray(1, c.createArrayOf("int", java.util.Arrays.stream(pids).boxed().toArray()));
+            ps.setArray(2, c.createArrayOf("bigint", java.util.Arrays.stream(agesMillis).boxed().toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    running.add(rs.getInt(1));
+                }
+            }
+        }
+        return running;
     }
 
     /** What a recovery did: jobs unlocked for another run (of which {@code crashed} were running), and poison moved to dead letters. */

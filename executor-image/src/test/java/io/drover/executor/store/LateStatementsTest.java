@@ -70,6 +70,54 @@ class LateStatementsTest {
         assertThat(jobs.count("select count(*) from {s}.job where started_at is not null and attempts = 1")).isEqualTo(2);
     }
 
+    /**
+     * An acquisition run late locks its page for a node that never got the answer. Once the
+     * session that ran it has ended, the node releases the rows it does not hold; rows it holds,
+     * rows with a start mark (the sweep counts their crash) and other nodes' rows stay locked.
+     */
+    @Test
+    void aPageAcquiredAfterItsNodeGaveUpIsReleasedOnceItsSessionEnded() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(6, "any", "", 3);
+        JobSql sql = new JobSql(new Tables(schema));
+        List<Long> ids = ids(jobs);
+        long heldHere = ids.get(0);
+        long markedHere = ids.get(1);
+        long otherNodes = ids.get(2);
+        jobs.execute("update {s}.job set locked_by = '" + OWNER + "', lock_expires_at = now() + interval '1 minute'"
+                + " where id in (" + heldHere + ", " + markedHere + ")");
+        jobs.execute("update {s}.job set started_at = now() where id = " + markedHere);
+        jobs.execute("update {s}.job set locked_by = 'node-1:1', lock_expires_at = now() + interval '1 minute'"
+                + " where id = " + otherNodes);
+        var acquisition = new io.drover.executor.acquire.SkipLockedAcquisition(sql, OWNER, Duration.ofSeconds(60));
+        int[] session = new int[1];
+        late(jobs, "job", "update", c -> {
+            session[0] = backendPid(c);
+            long before = System.nanoTime();
+            try (Connection check = db.getConnection()) {
+                assertThat(LockMaintenance.sessionsStillRunning(check, new int[] {session[0]}, new long[] {0}))
+                        .as("a live session").containsExactly(session[0]);
+                long sinceItStarted = Duration.ofNanos(System.nanoTime() - before).toMillis() + 60_000;
+                assertThat(LockMaintenance.sessionsStillRunning(check, new int[] {session[0]}, new long[] {sinceItStarted}))
+                        .as("a pid of a session that started after the node gave up is another session").isEmpty();
+            }
+            acquisition.acquire(c, 10);
+        });
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = '" + OWNER + "'"))
+                .as("the late page, locked for this node: the three free rows, and the two it had").isEqualTo(5);
+        try (Connection c = db.getConnection()) {
+            assertThat(LockMaintenance.sessionsStillRunning(c, new int[] {session[0]}, new long[] {0}))
+                    .as("the session has ended").isEmpty();
+            LockMaintenance maintenance = maintenance(schema);
+            assertThat(maintenance.releaseUnheld(c, List.of(heldHere))).as("released").isEqualTo(3);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by is null")).isEqualTo(3);
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = '" + OWNER + "' and id in ("
+                + heldHere + ", " + markedHere + ")")).as("held here, and marked started").isEqualTo(2);
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'node-1:1'")).isEqualTo(1);
+    }
+
     /** Three jobs queued on a node that died, and one it was running after two crashes: all expired. */
     private static Jobs expiredJobsOfADeadNode() throws SQLException {
         Jobs jobs = new Jobs(db, TestDatabase.freshSchema(db));
