@@ -34,9 +34,9 @@ import java.util.concurrent.TimeUnit;
  * own API) cuts the sleep short, and a cycle starts a little after {@link JobSql#NOTIFY_INTERVAL}
  * past each wake-up before the loop sleeps, because a producer that notified does not notify
  * again for its inserts within that interval. A database error never ends the loop: it backs
- * off and retries, so a node keeps working after a database failover. An acquisition that got no
- * answer may still be run by the server; what it locked is released once it no longer can
- * ({@link UnansweredAcquisitions}).
+ * off and retries, so a node keeps working after a database failover. Rows locked for this node that
+ * it no longer holds (an acquisition the server ran after the node gave up on it, queued jobs
+ * dropped when their lease ran out) are released between cycles ({@link StrayLocks}).
  */
 final class AcquisitionLoop {
     private static final Logger LOG = Logger.getLogger(AcquisitionLoop.class);
@@ -61,7 +61,7 @@ final class AcquisitionLoop {
     private final int maxUnwrittenOutcomes;
     private final long intervalMillis;
     private final String nextDueSql;
-    private final UnansweredAcquisitions unanswered;
+    private final StrayLocks strays;
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
     private final Thread thread;
     private final Object wakeUp = new Object();
@@ -94,7 +94,7 @@ final class AcquisitionLoop {
         this.maxUnwrittenOutcomes = maxUnwrittenOutcomes;
         this.intervalMillis = interval.toMillis();
         this.nextDueSql = sql.nextDue();
-        this.unanswered = new UnansweredAcquisitions(maintenance, held);
+        this.strays = new StrayLocks(maintenance, held);
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
     }
 
@@ -124,7 +124,7 @@ final class AcquisitionLoop {
                 Acquisition acquisition;
                 long start = System.nanoTime();
                 try (Connection c = dataSource.getConnection()) {
-                    unanswered.settle(c);
+                    strays.settle(c);
                     acquisition = acquire(c, reserved);
                 }
                 lastSuccessNanos = System.nanoTime();
@@ -169,7 +169,7 @@ final class AcquisitionLoop {
             return strategy.acquire(c, jobs);
         } catch (SQLException e) {
             if (SqlErrors.connectionLost(e)) {
-                unanswered.unanswered(session); // the server may run it yet, and lock a page for nobody
+                strays.unanswered(session); // the server may run it yet, and lock a page for nobody
             }
             throw e;
         }
@@ -177,10 +177,10 @@ final class AcquisitionLoop {
 
     /**
      * Sleeps until the next unlocked job is due, or acquireInterval, or a wake-up; or until it is
-     * time to look whether an unanswered acquisition's page can be released.
+     * time to look whether an unanswered acquisition's session has ended.
      */
     private void idle() throws InterruptedException {
-        long wait = Math.min(intervalMillis, unanswered.nextCheckInMillis());
+        long wait = Math.min(intervalMillis, strays.nextCheckInMillis());
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(nextDueSql);
              ResultSet rs = ps.executeQuery()) {

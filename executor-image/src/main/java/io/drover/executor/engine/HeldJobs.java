@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
@@ -46,6 +47,8 @@ final class HeldJobs {
     }
 
     private final ConcurrentHashMap<Long, Lease> leases = new ConcurrentHashMap<>();
+    /** Set where a job is dropped unstarted, taken by the acquisition thread ({@link #takeStrays}). */
+    private final AtomicBoolean strays = new AtomicBoolean();
     private final long leaseNanos;
 
     HeldJobs(long leaseNanos) {
@@ -108,7 +111,7 @@ final class HeldJobs {
      * has not run out, and from then on it counts as running. Atomic against
      * {@link #dropExpiredQueued}: a job is either dropped unstarted or started, never dropped while
      * it starts, because a row this node no longer holds may be released to other nodes at once
-     * ({@link UnansweredAcquisitions}).
+     * ({@link StrayLocks}).
      */
     boolean start(Lease lease) {
         return STATE.compareAndSet(lease, State.QUEUED, State.RUNNING) && valid(lease);
@@ -132,7 +135,25 @@ final class HeldJobs {
 
     /** @return false if this lease was not the job's current one any more */
     boolean drop(Lease lease) {
-        return leases.remove(lease.id(), lease);
+        boolean dropped = leases.remove(lease.id(), lease);
+        if (dropped) {
+            strays.set(true);
+        }
+        return dropped;
+    }
+
+    /**
+     * True if a job was dropped unstarted since the last call ({@link #drop},
+     * {@link #dropExpiredQueued}): its row may still be locked under this node's owner, though
+     * no run of it will come from here ({@link StrayLocks} releases such rows).
+     */
+    boolean takeStrays() {
+        return strays.getAndSet(false);
+    }
+
+    /** A release of the strays failed: they are to be released later. */
+    void strayed() {
+        strays.set(true);
     }
 
     /**
@@ -165,6 +186,9 @@ final class HeldJobs {
                 dropped.add(id);
             }
         });
+        if (!dropped.isEmpty()) {
+            strays.set(true);
+        }
         return dropped;
     }
 

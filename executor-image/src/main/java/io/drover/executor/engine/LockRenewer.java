@@ -86,7 +86,8 @@ final class LockRenewer {
         if (!expired.isEmpty()) {
             metrics.notStarted(expired.size());
             LOG.warnf("%d queued jobs were dropped unstarted: their locks could not be renewed in time (the"
-                    + " database was unreachable, or this node was frozen); other nodes take them", expired.size());
+                    + " database was unreachable, or this node was frozen); they are released for any node to take once the"
+                    + " database answers", expired.size());
         }
         List<HeldJobs.Lease> asked = held.leases();
         if (asked.isEmpty()) {

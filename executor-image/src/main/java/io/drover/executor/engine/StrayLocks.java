@@ -1,0 +1,120 @@
+package io.drover.executor.engine;
+
+import io.drover.executor.store.LockMaintenance;
+import org.jboss.logging.Logger;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Rows locked under this node's owner id that it does not hold, released so that any node can
+ * take them now rather than after their lock expired and a sweep came (with the sweep's quiet
+ * period after an outage, some 20 s more with a 10 s lockExpiry). Two faults leave them:
+ * <ul>
+ *   <li><b>An acquisition that got no answer.</b> A request whose connection broke on its way
+ *   (the socket timeout of a stalled server, a reset) may still run: a stalled server (a storage
+ *   stall, a paused VM) runs the requests it kept when it resumes, and an acquisition run then
+ *   locks a page for this node, which never learns of it. Its rows are released once no such
+ *   request can still run: once the server sessions it was sent on have ended.</li>
+ *   <li><b>Queued jobs dropped unstarted</b> when their lease ran out (renewals failed through an
+ *   outage, or the node was frozen): {@link HeldJobs#takeStrays}.</li>
+ * </ul>
+ *
+ * <p>Only the acquisition thread uses this, between its acquisitions: no acquisition of this
+ * node is then on its way, and a queued job is either dropped or started, never both
+ * ({@link HeldJobs#start}); so a row locked under this node's owner that is not in its held set
+ * is one of the above, and no run of it will come from here. Rows with a start mark are left to
+ * the sweep, which counts their crash ({@link io.drover.executor.store.JobSql#releaseUnheld}).
+ */
+final class StrayLocks {
+    private static final Logger LOG = Logger.getLogger(StrayLocks.class);
+    /** Sessions remembered at most; an older one's late page is left to the sweep. */
+    static final int MAX_SESSIONS = 64;
+    private static final long CHECK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final LockMaintenance maintenance;
+    private final HeldJobs held;
+    /** Server session (pid) of each unanswered acquisition, and when the node gave up on it (System.nanoTime()). */
+    private final Map<Integer, Long> sessions = new LinkedHashMap<>();
+    private long nextCheck = System.nanoTime();
+    /** Sessions have ended since the last release: their late pages are to be released. */
+    private boolean sessionsEnded;
+
+    StrayLocks(LockMaintenance maintenance, HeldJobs held) {
+        this.maintenance = maintenance;
+        this.held = held;
+    }
+
+    /**
+     * The acquisition sent on server session {@code pid} got no answer (its connection was lost):
+     * the session may still run it.
+     */
+    void unanswered(int pid) {
+        sessions.remove(pid);
+        sessions.put(pid, System.nanoTime());
+        if (sessions.size() > MAX_SESSIONS) {
+            Iterator<Integer> eldest = sessions.keySet().iterator();
+            eldest.next();
+            eldest.remove();
+        }
+    }
+
+    /** How long an idle acquirer may sleep before it is to look again: forever, unless sessions are pending. */
+    long nextCheckInMillis() {
+        if (sessions.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextCheck - System.nanoTime()));
+    }
+
+    /**
+     * Between acquisitions: forgets the unanswered sessions that have ended, and once none is
+     * left, releases the stray rows if there may be any. Sessions are looked up at most every half
+     * second. A release that fails is tried again at the next call.
+     *
+     * @return the jobs released
+     */
+    int settle(Connection c) throws SQLException {
+        if (!sessions.isEmpty()) {
+            long now = System.nanoTime();
+            if (now - nextCheck < 0) {
+                return 0;
+            }
+            nextCheck = now + CHECK_EVERY_NANOS;
+            int[] pids = new int[sessions.size()];
+            long[] ages = new long[pids.length];
+            int i = 0;
+            for (Map.Entry<Integer, Long> s : sessions.entrySet()) {
+                pids[i] = s.getKey();
+                ages[i++] = TimeUnit.NANOSECONDS.toMillis(now - s.getValue());
+            }
+            Set<Integer> running = LockMaintenance.sessionsStillRunning(c, pids, ages);
+            sessionsEnded |= sessions.keySet().retainAll(running);
+            if (!sessions.isEmpty()) {
+                return 0; // a session still running may lock more after a release
+            }
+        }
+        if (!held.takeStrays() && !sessionsEnded) {
+            return 0;
+        }
+        int released;
+        try {
+            released = maintenance.releaseUnheld(c, held.snapshot());
+        } catch (SQLException | RuntimeException e) {
+            held.strayed();
+            throw e;
+        }
+        sessionsEnded = false;
+        if (released > 0) {
+            LOG.infof("Released %d jobs locked for this node that it no longer holds (queued ones dropped when their"
+                    + " lease ran out, or a page the database locked after the node had given up on the request):"
+                    + " any node can take them now", released);
+        }
+        return released;
+    }
+}
