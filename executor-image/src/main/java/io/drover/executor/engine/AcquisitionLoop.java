@@ -62,6 +62,7 @@ final class AcquisitionLoop {
     private final long intervalMillis;
     private final String nextDueSql;
     private final StrayLocks strays;
+    private final ProblemLog strayProblems = new ProblemLog(LOG, "Releasing stray job locks");
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
     private final Thread thread;
     private final Object wakeUp = new Object();
@@ -121,10 +122,10 @@ final class AcquisitionLoop {
                 synchronized (wakeUp) {
                     wakeRequested = false; // this cycle sees every job committed before this point
                 }
+                settleStrays();
                 Acquisition acquisition;
                 long start = System.nanoTime();
                 try (Connection c = dataSource.getConnection()) {
-                    strays.settle(c);
                     acquisition = acquire(c, reserved);
                 }
                 lastSuccessNanos = System.nanoTime();
@@ -159,6 +160,23 @@ final class AcquisitionLoop {
                 sleepQuietly(errorBackoff);
                 errorBackoff = Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MILLIS);
             }
+        }
+    }
+
+    /**
+     * Releases stray locks when there may be some ({@link StrayLocks}), on a connection of its
+     * own. Its failure is not the acquisition's: logged apart, tried again at a later cycle.
+     */
+    private void settleStrays() {
+        if (!strays.due()) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            strays.settle(c);
+            strayProblems.succeeded();
+        } catch (SQLException e) {
+            database.failed(e);
+            strayProblems.failed(e);
         }
     }
 

@@ -151,6 +151,11 @@ final class HeldJobs {
         return strays.getAndSet(false);
     }
 
+    /** True if a job was dropped unstarted since the last {@link #takeStrays}. */
+    boolean hasStrays() {
+        return strays.get();
+    }
+
     /** A release of the strays failed: they are to be released later. */
     void strayed() {
         strays.set(true);
@@ -170,11 +175,21 @@ final class HeldJobs {
     List<Long> dropLost(Collection<Lease> asked, Set<Long> renewed, State state) {
         List<Long> dropped = new ArrayList<>();
         for (Lease l : asked) {
-            if (!renewed.contains(l.id()) && l.state == state && leases.remove(l.id(), l)) {
+            if (!renewed.contains(l.id()) && drops(l, state) && leases.remove(l.id(), l)) {
                 dropped.add(l.id());
             }
         }
         return dropped;
+    }
+
+    /** A queued lease is dropped only if no worker starts it meanwhile ({@link #start}). */
+    private static boolean drops(Lease l, State state) {
+        return state == State.QUEUED ? STATE.compareAndSet(l, State.QUEUED, State.DROPPED) : l.state == state;
+    }
+
+    /** True while this lease is the job's current one here, run out or not. */
+    boolean current(Lease lease) {
+        return leases.get(lease.id()) == lease;
     }
 
     /** Drops queued jobs whose lease ran out (renewals kept failing): they must not start, and their lock lapses. */

@@ -36,6 +36,13 @@ final class StrayLocks {
     /** Sessions remembered at most; an older one's late page is left to the sweep. */
     static final int MAX_SESSIONS = 64;
     private static final long CHECK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * A session is forgotten this long after the node gave up on it, running or not: the server
+     * ends a session whose client is gone within about a minute once it runs (statement timeout,
+     * TCP keepalive), so one still seen as running is most likely not that session; a page it
+     * locks later is left to the sweep.
+     */
+    private static final long FORGET_AFTER_NANOS = TimeUnit.MINUTES.toNanos(10);
 
     private final LockMaintenance maintenance;
     private final HeldJobs held;
@@ -62,6 +69,14 @@ final class StrayLocks {
             eldest.next();
             eldest.remove();
         }
+    }
+
+    /** True if {@link #settle} has something to do now: sessions to look up, or strays to release. */
+    boolean due() {
+        if (!sessions.isEmpty()) {
+            return System.nanoTime() - nextCheck >= 0;
+        }
+        return sessionsEnded || held.hasStrays();
     }
 
     /** How long an idle acquirer may sleep before it is to look again: forever, unless sessions are pending. */
@@ -94,6 +109,7 @@ final class StrayLocks {
                 ages[i++] = TimeUnit.NANOSECONDS.toMillis(now - s.getValue());
             }
             Set<Integer> running = LockMaintenance.sessionsStillRunning(c, pids, ages);
+            sessions.values().removeIf(gaveUp -> now - gaveUp > FORGET_AFTER_NANOS);
             sessionsEnded |= sessions.keySet().retainAll(running);
             if (!sessions.isEmpty()) {
                 return 0; // a session still running may lock more after a release

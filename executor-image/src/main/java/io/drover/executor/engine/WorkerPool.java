@@ -212,9 +212,13 @@ final class WorkerPool {
                     throw new InterruptedException("shut down as it started");
                 }
                 if (!held.start(lease)) {
-                    // The database confirmed the lock, but the lease lapsed meanwhile (renewals
-                    // failing): not run here, handed back, its start mark's charge given back.
-                    settle(lease, new Outcome.Retry(job, 0, "its lease lapsed as it started", marked ? -1 : 0));
+                    // The lease lapsed meanwhile (renewals failing): not run here. Dropped by the
+                    // renewer and never marked, there is nothing to write: the renewer counted it,
+                    // and its row is released as a stray lock. Otherwise it is handed back, its
+                    // start mark's charge given back.
+                    if (marked || held.current(lease)) {
+                        settle(lease, new Outcome.Retry(job, 0, "its lease lapsed as it started", marked ? -1 : 0));
+                    }
                     settled = true;
                     return;
                 }

@@ -320,13 +320,16 @@ public final class JobSql {
 
     /**
      * Of the given server sessions (pid, and milliseconds since the node gave up on a request it
-     * sent there), the ones still running: a pid that the server gave to a session started since
-     * then is a new session, not the one asked about. Parameters: pids (int[]), ages (bigint[]).
+     * sent there), the ones still running: client sessions of this role on this database (the
+     * node's own are always visible to it) that started before then; a pid that the server gave
+     * to a session started since, or a server process of another kind (after a failover to
+     * another server), is not the session asked about. Parameters: pids (int[]), ages (bigint[]).
      * Returns pid.
      */
     public static final String SESSIONS_STILL_RUNNING = "select a.pid from pg_stat_activity a"
             + " join unnest(?::int[], ?::bigint[]) as s(pid, age_ms) on a.pid = s.pid"
-            + " where coalesce(a.backend_start <= now() - s.age_ms * interval '1 millisecond', true)";
+            + " where a.backend_type = 'client backend' and a.usename = current_user and a.datname = current_database()"
+            + " and a.backend_start <= now() - s.age_ms * interval '1 millisecond'";
 
     /**
      * The other owners holding rows under this node's name: earlier runs of it. Parameters: the

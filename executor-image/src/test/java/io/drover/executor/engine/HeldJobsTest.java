@@ -92,6 +92,7 @@ class HeldJobsTest {
         assertThat(held.start(running)).isTrue();
         held.renewed(running, twoMinutesAgo); // its renewals failed since
         assertThat(held.dropExpiredQueued()).as("a started job is never dropped as unstarted").isEmpty();
+        assertThat(held.dropLost(held.leases(), Set.of(), HeldJobs.State.QUEUED)).as("nor as queued and lost").isEmpty();
         assertThat(held.snapshot()).contains(3L);
     }
 

@@ -109,6 +109,9 @@ class LateStatementsTest {
         try (Connection c = db.getConnection()) {
             assertThat(LockMaintenance.sessionsStillRunning(c, new int[] {session[0]}, new long[] {0}))
                     .as("the session has ended").isEmpty();
+            int checkpointer = (int) jobs.count("select pid from pg_stat_activity where backend_type = 'checkpointer'");
+            assertThat(LockMaintenance.sessionsStillRunning(c, new int[] {checkpointer}, new long[] {0}))
+                    .as("a server process with that pid (after a failover) is not a client session").isEmpty();
             LockMaintenance maintenance = maintenance(schema);
             assertThat(maintenance.releaseUnheld(c, List.of(heldHere))).as("released").isEqualTo(3);
         }
