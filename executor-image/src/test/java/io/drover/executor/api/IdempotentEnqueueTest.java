@@ -24,7 +24,9 @@ import java.util.concurrent.Future;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 
 /**
@@ -53,6 +55,18 @@ class IdempotentEnqueueTest {
 
     private static String job(String type, int payload) {
         return "{\"type\":\"" + type + "\",\"payload\":" + payload + ",\"dueAt\":\"" + LATER + "\"}";
+    }
+
+    @Test
+    void theOpenApiDocumentDeclaresTheHeaderTheReplayAndTheRefusal() {
+        for (String path : List.of("'/api/v1/jobs'", "'/api/v1/jobs/batch'")) {
+            String post = "paths." + path + ".post.";
+            given().accept(ContentType.JSON).get("/q/openapi?format=json").then().statusCode(200)
+                    .body(post + "parameters.find { it.name == 'Idempotency-Key' }.in", equalTo("header"))
+                    .body(post + "responses.'201'.headers.'Idempotent-Replayed'.schema.type", equalTo("boolean"))
+                    .body(post + "responses.'422'.description", containsString("Idempotency-Key"))
+                    .body(post + "responses.'400'.content.'application/json'.schema", notNullValue());
+        }
     }
 
     @Test
