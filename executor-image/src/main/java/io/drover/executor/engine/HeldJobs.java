@@ -187,9 +187,9 @@ final class HeldJobs {
         return state == State.QUEUED ? STATE.compareAndSet(l, State.QUEUED, State.DROPPED) : l.state == state;
     }
 
-    /** True while this lease is the job's current one here, run out or not. */
-    boolean current(Lease lease) {
-        return leases.get(lease.id()) == lease;
+    /** True if this lease was dropped unstarted ({@link #dropExpiredQueued}, {@link #dropLost}): no worker starts it. */
+    boolean dropped(Lease lease) {
+        return lease.state == State.DROPPED;
     }
 
     /** Drops queued jobs whose lease ran out (renewals kept failing): they must not start, and their lock lapses. */

@@ -1,6 +1,7 @@
 package io.drover.executor.engine;
 
 import io.drover.executor.store.LockMaintenance;
+import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 
 import java.sql.Connection;
@@ -49,6 +50,8 @@ final class StrayLocks {
     /** Server session (pid) of each unanswered acquisition, and when the node gave up on it (System.nanoTime()). */
     private final Map<Integer, Long> sessions = new LinkedHashMap<>();
     private long nextCheck = System.nanoTime();
+    /** No release before this (System.nanoTime()): set after one failed. */
+    private long nextRelease = System.nanoTime();
     /** Sessions have ended since the last release: their late pages are to be released. */
     private boolean sessionsEnded;
 
@@ -73,10 +76,11 @@ final class StrayLocks {
 
     /** True if {@link #settle} has something to do now: sessions to look up, or strays to release. */
     boolean due() {
-        if (!sessions.isEmpty()) {
-            return System.nanoTime() - nextCheck >= 0;
+        long now = System.nanoTime();
+        if (!sessions.isEmpty() && now - nextCheck >= 0) {
+            return true;
         }
-        return sessionsEnded || held.hasStrays();
+        return (sessionsEnded || held.hasStrays()) && now - nextRelease >= 0;
     }
 
     /** How long an idle acquirer may sleep before it is to look again: forever, unless sessions are pending. */
@@ -88,18 +92,18 @@ final class StrayLocks {
     }
 
     /**
-     * Between acquisitions: forgets the unanswered sessions that have ended, and once none is
-     * left, releases the stray rows if there may be any. Sessions are looked up at most every half
-     * second. A release that fails is tried again at the next call.
+     * Between acquisitions: forgets the unanswered sessions that have ended (looked up at most
+     * every half second), and releases the stray rows if there may be some: queued jobs dropped,
+     * or a session ended (its late page, if any, is committed by now). A session still running may
+     * lock a page after the release: it is released when that session has ended. A release that
+     * fails is tried again half a second later, unless the database refused a row of it (a
+     * trigger): those are left to the sweep.
      *
      * @return the jobs released
      */
     int settle(Connection c) throws SQLException {
-        if (!sessions.isEmpty()) {
-            long now = System.nanoTime();
-            if (now - nextCheck < 0) {
-                return 0;
-            }
+        long now = System.nanoTime();
+        if (!sessions.isEmpty() && now - nextCheck >= 0) {
             nextCheck = now + CHECK_EVERY_NANOS;
             int[] pids = new int[sessions.size()];
             long[] ages = new long[pids.length];
@@ -109,24 +113,25 @@ final class StrayLocks {
                 ages[i++] = TimeUnit.NANOSECONDS.toMillis(now - s.getValue());
             }
             Set<Integer> running = LockMaintenance.sessionsStillRunning(c, pids, ages);
-            sessions.values().removeIf(gaveUp -> now - gaveUp > FORGET_AFTER_NANOS);
             sessionsEnded |= sessions.keySet().retainAll(running);
-            if (!sessions.isEmpty()) {
-                return 0; // a session still running may lock more after a release
-            }
+            sessionsEnded |= sessions.values().removeIf(gaveUp -> now - gaveUp > FORGET_AFTER_NANOS);
         }
-        if (!held.takeStrays() && !sessionsEnded) {
+        if (now - nextRelease < 0 || !(held.takeStrays() | sessionsEnded)) {
             return 0;
         }
+        sessionsEnded = false;
         int released;
         try {
             released = maintenance.releaseUnheld(c, held.snapshot());
         } catch (SQLException | RuntimeException e) {
-            held.strayed();
+            nextRelease = now + CHECK_EVERY_NANOS;
+            if (!SqlErrors.rowRefused(e)) {
+                held.strayed();
+            }
             throw e;
         }
-        sessionsEnded = false;
         if (released > 0) {
+            held.strayed(); // another look next time, for rows another transaction had locked
             LOG.infof("Released %d jobs locked for this node that it no longer holds (queued ones dropped when their"
                     + " lease ran out, or a page the database locked after the node had given up on the request):"
                     + " any node can take them now", released);

@@ -216,7 +216,7 @@ final class WorkerPool {
                     // renewer and never marked, there is nothing to write: the renewer counted it,
                     // and its row is released as a stray lock. Otherwise it is handed back, its
                     // start mark's charge given back.
-                    if (marked || held.current(lease)) {
+                    if (marked || !held.dropped(lease)) {
                         settle(lease, new Outcome.Retry(job, 0, "its lease lapsed as it started", marked ? -1 : 0));
                     }
                     settled = true;

@@ -309,13 +309,16 @@ public final class JobSql {
      * Unlocks the rows locked under this node's owner that it does not hold: queued jobs it
      * dropped unstarted when their lease ran out, and the page of an acquisition that the server
      * ran after the node had given up on it (a stalled server runs the requests it kept when it
-     * resumes). Rows with a start mark are left to the sweep, which counts their crash. Run only
-     * while no acquisition of this node can be under way ({@code StrayLocks}). Parameters:
-     * owner, held ids (bigint[]).
+     * resumes). Rows with a start mark are left to the sweep, which counts their crash. Rows
+     * another transaction has locked are skipped, not waited for (a late sweep page waiting for
+     * its COMMIT would hold the acquisition thread up to the statement timeout). Run only while no
+     * acquisition of this node can be under way ({@code StrayLocks}). Parameters: owner, held ids
+     * (bigint[]).
      */
     public String releaseUnheld() {
-        return "update " + job + " set locked_by = null, lock_expires_at = null, version = " + nextVersion("version")
-                + " where locked_by = ? and started_at is null and not (id = any(?))";
+        return "update " + job + " j set locked_by = null, lock_expires_at = null, version = " + nextVersion("j.version")
+                + " from (select id from " + job + " where locked_by = ? and started_at is null and not (id = any(?))"
+                + " for update skip locked) x where j.id = x.id";
     }
 
     /**
