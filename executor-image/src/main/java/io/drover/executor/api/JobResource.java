@@ -17,9 +17,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -53,16 +50,6 @@ public class JobResource {
 
     @POST
     @Operation(summary = "Enqueue one job or timer")
-    @APIResponse(responseCode = "201", description = "Enqueued; or, for an Idempotency-Key already used with the same request,"
-            + " the first call's answer, marked with the " + IdempotencyKeys.REPLAYED + " header",
-            headers = @Header(name = IdempotencyKeys.REPLAYED, description = "true when this answer replays an earlier call",
-                    schema = @Schema(type = SchemaType.BOOLEAN)))
-    @APIResponse(responseCode = "400", description = "Invalid request: each field in error is named",
-            content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "422", description = "The Idempotency-Key was used with another request",
-            content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "503", description = "The database is unavailable: try again after Retry-After",
-            content = @Content(schema = @Schema(implementation = ApiError.class)))
     public Response enqueue(JobRequest request, @Parameter(description = IdempotencyKeys.DESCRIPTION) @HeaderParam(IdempotencyKeys.HEADER) String key)
             throws SQLException {
         NewJob job = validator.one(request);
@@ -74,16 +61,6 @@ public class JobResource {
     @POST
     @Path("/batch")
     @Operation(summary = "Enqueue many jobs in one transaction (all or none)")
-    @APIResponse(responseCode = "201", description = "Enqueued; or, for an Idempotency-Key already used with the same request,"
-            + " the first call's answer, marked with the " + IdempotencyKeys.REPLAYED + " header",
-            headers = @Header(name = IdempotencyKeys.REPLAYED, description = "true when this answer replays an earlier call",
-                    schema = @Schema(type = SchemaType.BOOLEAN)))
-    @APIResponse(responseCode = "400", description = "Invalid request: each field in error is named",
-            content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "422", description = "The Idempotency-Key was used with another request",
-            content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "503", description = "The database is unavailable: try again after Retry-After",
-            content = @Content(schema = @Schema(implementation = ApiError.class)))
     public Response enqueueBatch(JobBatchRequest request, @Parameter(description = IdempotencyKeys.DESCRIPTION) @HeaderParam(IdempotencyKeys.HEADER) String key)
             throws SQLException {
         List<NewJob> jobs = validator.batch(request, maxBatch);
