@@ -26,7 +26,6 @@ class MultiNodeDrainTest {
     void threeNodesExecuteEveryJobExactlyOnce(LockMode mode) throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.enqueue(JOBS, RecordingHandler.TYPE, "", 3);
 
         List<NodeProcess> nodes = new ArrayList<>();
         List<String> stats = new ArrayList<>();
@@ -38,6 +37,10 @@ class MultiNodeDrainTest {
             for (NodeProcess node : nodes) {
                 node.awaitReady();
             }
+            // Enqueued once all three are ready, so that they contend from the first job: enqueued
+            // before, the node that got ready first once drained all 10,000 before the others were
+            // (the pre-check at 9957280, Global).
+            jobs.enqueue(JOBS, RecordingHandler.TYPE, "", 3);
             Jobs.await("all jobs executed (" + mode + ")", Duration.ofMinutes(3), () -> jobs.jobsLeft() == 0);
             for (NodeProcess node : nodes) {
                 stats.add(mode + " " + node.name() + " " + node.terminate());
