@@ -77,9 +77,15 @@ public final class Autoscaler {
         String target = a.minReplicas + "-" + a.maxReplicas + " nodes, " + a.targetBacklogPerNode + " jobs per node";
         GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
         Map<String, Object> ready = readyCondition(so);
-        if (ready != null && "False".equals(ready.get("status"))) {
+        if (ready == null || !"True".equals(ready.get("status"))) {
+            // No Ready condition at all: KEDA has not taken the object up. Its operator is not
+            // running (uninstalled with its CRDs left, crash-looping), or it just got the object.
+            // Counted as scaling, a cluster at minReplicas 0 said Ready while no node would ever
+            // start for the jobs coming due.
+            String why = ready == null ? "KEDA has not taken it up yet: is KEDA's operator running?"
+                    : "Ready is " + ready.get("status") + ": " + ready.get("message");
             return new Outcome(false, true, SCALED_OBJECT_NOT_READY, "KEDA ScaledObject " + Names.scaledObject(ec)
-                    + " is not ready (" + ready.get("message") + "): the fleet keeps its current size until it is");
+                    + " is not ready (" + why + "): the fleet keeps its current size until it is");
         }
         return new Outcome(true, true, "KedaScaling", "KEDA scales the StatefulSet on the jobs due and in hand: " + target);
     }

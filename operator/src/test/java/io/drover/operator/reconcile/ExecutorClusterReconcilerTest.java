@@ -603,6 +603,16 @@ class ExecutorClusterReconcilerTest {
         // A new StatefulSet starts at minReplicas; then KEDA's HPA sets 4 through /scale.
         StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("auto").get());
         assertThat(sts.getSpec().getReplicas()).isEqualTo(1);
+        // Only KEDA's CRDs here, no KEDA operator: nothing takes the ScaledObject up, and the
+        // condition says so (it once said KedaScaling, and a cluster at 0 nodes said Ready).
+        ExecutorCluster untaken = awaitCondition("auto", Conditions.AUTOSCALING, "False", "ScaledObjectNotReady");
+        assertThat(condition(untaken, Conditions.AUTOSCALING).getMessage()).contains("is KEDA's operator running?");
+        // KEDA takes it up: Ready.
+        GenericKubernetesResource taken = keda("ScaledObject", "auto");
+        taken.getAdditionalProperties().put("status", Map.of("conditions", java.util.List.of(Map.of("type", "Ready",
+                "status", "True", "reason", "ScaledObjectReady", "message", "ScaledObject is defined correctly and is ready for scaling"))));
+        client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(taken).updateStatus();
+        edit("auto", ec -> ec.getSpec().threads = 24);
         awaitCondition("auto", Conditions.AUTOSCALING, "True", "KedaScaling");
         client.apps().statefulSets().inNamespace(ns).withName("auto").scale(4);
 
