@@ -109,7 +109,7 @@ final class HeldJobs {
     /**
      * A worker is about to run this queued job: true if its tenure is still current and its lease
      * has not run out, and from then on it counts as running. Atomic against
-     * {@link #dropExpiredQueued}: a job is either dropped unstarted or started, never dropped while
+     * {@link #dropExpiredQueued} and {@link #dropLost}: a job is either dropped unstarted or started, never dropped while
      * it starts, because a row this node no longer holds may be released to other nodes at once
      * ({@link StrayLocks}).
      */

@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
 final class StrayLocks {
     private static final Logger LOG = Logger.getLogger(StrayLocks.class);
     /** Sessions remembered at most; an older one's late page is left to the sweep. */
-    static final int MAX_SESSIONS = 64;
+    private static final int MAX_SESSIONS = 64;
     private static final long CHECK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /**
      * A session is forgotten this long after the node gave up on it, running or not: the server
@@ -77,10 +77,12 @@ final class StrayLocks {
     /** True if {@link #settle} has something to do now: sessions to look up, or strays to release. */
     boolean due() {
         long now = System.nanoTime();
-        if (!sessions.isEmpty() && now - nextCheck >= 0) {
-            return true;
-        }
-        return (sessionsEnded || held.hasStrays()) && now - nextRelease >= 0;
+        return lookUpDue(now) || ((sessionsEnded || held.hasStrays()) && now - nextRelease >= 0);
+    }
+
+    /** True if unanswered sessions wait to be looked up, and the last look was half a second ago or more. */
+    private boolean lookUpDue(long now) {
+        return !sessions.isEmpty() && now - nextCheck >= 0;
     }
 
     /** How long an idle acquirer may sleep before it is to look again: forever, unless sessions are pending. */
@@ -103,7 +105,7 @@ final class StrayLocks {
      */
     int settle(Connection c) throws SQLException {
         long now = System.nanoTime();
-        if (!sessions.isEmpty() && now - nextCheck >= 0) {
+        if (lookUpDue(now)) {
             nextCheck = now + CHECK_EVERY_NANOS;
             int[] pids = new int[sessions.size()];
             long[] ages = new long[pids.length];
