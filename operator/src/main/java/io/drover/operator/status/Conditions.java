@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Builds a condition list the Kubernetes way: lastTransitionTime moves only when a condition's
@@ -35,11 +36,12 @@ public final class Conditions {
     /** With status "True", "False" or "Unknown". */
     public Conditions set(String type, String s, String reason, String message) {
         String since = previous.stream()
-                .filter(c -> c.getType().equals(type) && c.getStatus().equals(s))
+                // A condition someone else wrote may lack type or status: compared, never dereferenced.
+                .filter(c -> type.equals(c.getType()) && Objects.equals(s, c.getStatus()))
                 .map(Condition::getLastTransitionTime)
                 .findFirst()
                 .orElse(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        next.removeIf(c -> c.getType().equals(type));
+        next.removeIf(c -> type.equals(c.getType()));
         next.add(new ConditionBuilder().withType(type).withStatus(s).withReason(reason).withMessage(message)
                 .withObservedGeneration(generation).withLastTransitionTime(since).build());
         return this;

@@ -107,6 +107,23 @@ class ClusterStatusTest {
         assertThat(condition(again, Conditions.READY).getLastTransitionTime()).isEqualTo(since);
     }
 
+    /** A condition someone else wrote without type or status (status is a subresource anyone allowed may patch) is dropped, not fatal. */
+    @Test
+    void aConditionWithoutTypeOrStatusDoesNotStopTheStatus() {
+        ExecutorClusterStatus first = ClusterStatus.of(ec, sts(1, 1, 1, 1, "r1", "r1"), applied());
+        var planted = new java.util.ArrayList<>(first.conditions);
+        planted.add(new io.fabric8.kubernetes.api.model.ConditionBuilder().withReason("NoType").build());
+        planted.add(new io.fabric8.kubernetes.api.model.ConditionBuilder().withType(Conditions.READY).withReason("NoStatus").build());
+        planted.removeIf(c -> Conditions.DEGRADED.equals(c.getType()));
+        planted.add(new io.fabric8.kubernetes.api.model.ConditionBuilder().withType(Conditions.DEGRADED).build());
+        first.conditions = planted;
+        ec.setStatus(first);
+        ExecutorClusterStatus again = ClusterStatus.of(ec, sts(1, 1, 1, 1, "r1", "r1"), applied());
+        assertCondition(again, Conditions.READY, "True", "NodesReady", "1 of 1 executor nodes ready");
+        assertCondition(again, Conditions.DEGRADED, "False", "AsExpected", "The operator applied the latest spec");
+        assertThat(again.conditions).extracting(Condition::getType).doesNotContainNull().doesNotHaveDuplicates();
+    }
+
     private static ClusterStatus.Findings applied() {
         return ClusterStatus.Findings.applied(false, "Disabled", "spec.autoscaling is off");
     }
