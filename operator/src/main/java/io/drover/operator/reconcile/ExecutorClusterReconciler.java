@@ -119,6 +119,14 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         KubernetesClient client = context.getClient();
         StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
 
+        var refusal = SpecGuards.refusal(ec.getSpec());
+        if (refusal.isPresent()) {
+            // The CRD in place may predate a rule: the operator holds the line itself.
+            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), refusal.get());
+            var findings = ClusterStatus.Findings.blocked("an acceptable spec", "SpecRefused", refusal.get());
+            return status(ec, current, findings, client);
+        }
+
         ImagePolicy images = new ImagePolicy(config.allowedImages().orElse(List.of()));
         if (!images.allows(ec.getSpec().image)) {
             // Change nothing that runs: the fleet keeps its current image.
@@ -126,14 +134,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                     + images.describe() + "; drover.operator.allowedImages)";
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
             var findings = ClusterStatus.Findings.blocked("an allowed image", "ImageNotAllowed", message);
-            return status(ec, current, findings, client);
-        }
-
-        var refusal = SpecGuards.refusal(ec.getSpec());
-        if (refusal.isPresent()) {
-            // The CRD in place may predate a rule: the operator holds the line itself.
-            LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), refusal.get());
-            var findings = ClusterStatus.Findings.blocked("an acceptable spec", "SpecRefused", refusal.get());
             return status(ec, current, findings, client);
         }
 
@@ -438,6 +438,10 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
     private UpdateControl<ExecutorCluster> status(ExecutorCluster ec, StatefulSet sts, ClusterStatus.Findings findings,
                                                   KubernetesClient client) {
+        if (ec.getSpec() == null) {
+            // Refused (SpecGuards): nothing to read figures for; the status says why.
+            return patchStatus(ec, ClusterStatus.of(ec, sts, findings), client);
+        }
         List<Pod> clusterPods = podsOf(ec, sts);
         boolean figures = sts != null && ec.getSpec().engine != Engine.Flowable;
         Map<String, NodeReading> readings = figures ? scraper.read(clusterPods) : Map.of();
@@ -456,8 +460,13 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                     spec.autoscaling == null || spec.autoscaling.maxReplicas == null ? 0 : spec.autoscaling.maxReplicas);
             found = found.withFigures(snapshot.status(), Bottleneck.diagnose(snapshot, context));
         }
+        return patchStatus(ec, ClusterStatus.of(ec, sts, found), client);
+    }
+
+    private UpdateControl<ExecutorCluster> patchStatus(ExecutorCluster ec, io.drover.operator.api.v1alpha1.ExecutorClusterStatus status,
+                                                       KubernetesClient client) {
         ExecutorCluster patch = statusPatch(ec);
-        patch.setStatus(ClusterStatus.of(ec, sts, found));
+        patch.setStatus(status);
         degradedEvents(ec, patch.getStatus(), client);
         gauges.record(ec, patch.getStatus());
         return UpdateControl.patchStatus(patch);

@@ -20,6 +20,9 @@ final class SpecGuards {
 
     /** The first refused field and why, if any. */
     static Optional<String> refusal(ExecutorClusterSpec spec) {
+        if (spec == null) {
+            return Optional.of("spec: required (the ExecutorCluster has none; at least spec.database)");
+        }
         if (spec.jvmOptions != null && (!JVM_ALLOWED.matcher(spec.jvmOptions).matches()
                 || JVM_REFUSED.matcher(spec.jvmOptions).find())) {
             return Optional.of("spec.jvmOptions: " + ExecutorClusterSpec.JVM_OPTIONS_MESSAGE);

@@ -192,7 +192,7 @@ public final class ClusterStatus {
 
     /** Autoscaling is asked for, and KEDA is missing or its ScaledObject is not ready (Autoscaler's outcomes). */
     private static boolean autoscalerDown(ExecutorCluster ec, Findings findings) {
-        var a = ec.getSpec().autoscaling;
+        var a = ec.getSpec() == null ? null : ec.getSpec().autoscaling;
         return a != null && Boolean.TRUE.equals(a.enabled) && !findings.autoscalingActive()
                 && (Autoscaler.KEDA_NOT_INSTALLED.equals(findings.autoscalingReason())
                 || Autoscaler.SCALED_OBJECT_NOT_READY.equals(findings.autoscalingReason()));

@@ -207,6 +207,18 @@ class ExecutorClusterSchemaTest {
                 .hasMessageContaining("spec.database.credentialsSecret: Required value");
     }
 
+    @Test
+    void aClusterWithoutSpecIsRefusedNamingSpec() {
+        String noSpec = """
+                apiVersion: drover.io/v1alpha1
+                kind: ExecutorCluster
+                metadata:
+                  name: nospec
+                """;
+        assertThatThrownBy(() -> Clusters.create(client, namespace, noSpec))
+                .hasMessageContaining("spec: Required value: spec is required: at least spec.database");
+    }
+
     /** The name becomes the StatefulSet's, its pods' and Services': refused when they could not carry it. */
     @ParameterizedTest
     @CsvSource({"a-name-that-is-fifty-three-characters-long-0123456789", "dotted.name", "9starts-with-a-digit"})

@@ -43,4 +43,10 @@ class SpecGuardsTest {
         spec.env = List.of(new ExtraEnvVar("DROVER_HTTP_URL", "http://x"), new ExtraEnvVar(name, "v"));
         assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).startsWith("spec.env[1].name: "));
     }
+
+    /** The CRD in place may predate the rule that requires spec (has(self.spec)). */
+    @org.junit.jupiter.api.Test
+    void aClusterWithoutSpecIsRefusedNamingSpec() {
+        assertThat(SpecGuards.refusal(null)).hasValueSatisfying(m -> assertThat(m).startsWith("spec: required"));
+    }
 }

@@ -124,6 +124,17 @@ class ClusterStatusTest {
         assertThat(again.conditions).extracting(Condition::getType).doesNotContainNull().doesNotHaveDuplicates();
     }
 
+    /** A cluster without spec (a CRD older than the rule that requires it) gets a status naming the field. */
+    @Test
+    void aClusterWithoutSpecGetsAStatus() {
+        ExecutorCluster bare = cluster();
+        bare.setSpec(null);
+        ExecutorClusterStatus s = ClusterStatus.of(bare, sts(0, 0, 0, 0, "r1", "r1"),
+                ClusterStatus.Findings.blocked("an acceptable spec", "SpecRefused", "spec: required"));
+        assertCondition(s, Conditions.DEGRADED, "True", "SpecRefused", "spec: required");
+        assertCondition(s, Conditions.READY, "True", "ScaledToZero", "No executor node is wanted now");
+    }
+
     private static ClusterStatus.Findings applied() {
         return ClusterStatus.Findings.applied(false, "Disabled", "spec.autoscaling is off");
     }

@@ -34,6 +34,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ValidationRule(value = "self.metadata.name.size() <= 52 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
         message = "metadata.name must be at most 52 characters of lower-case letters, digits and '-', starting with a letter:"
                 + " it names the executors' StatefulSet, pods and Services")
+// Without a spec there is no database to work: refused by the API server, naming the field.
+@ValidationRule(value = "has(self.spec)", fieldPath = ".spec", reason = "FieldValueRequired",
+        message = "spec is required: at least spec.database")
 @AdditionalPrinterColumn(name = "Age", type = AdditionalPrinterColumn.Type.DATE, jsonPath = ".metadata.creationTimestamp")
 public class ExecutorCluster extends CustomResource<ExecutorClusterSpec, ExecutorClusterStatus> implements Namespaced {
     public static final String GROUP = "drover.io";
