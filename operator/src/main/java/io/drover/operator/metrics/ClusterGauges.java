@@ -2,6 +2,8 @@ package io.drover.operator.metrics;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
+import io.drover.operator.status.Conditions;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,7 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What the operator knows of each ExecutorCluster, as gauges for alerting on what the executors
@@ -23,6 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>{@code drover_cluster_nodes_wanted}, {@code drover_cluster_nodes_ready}</li>
  *   <li>{@code drover_cluster_bottleneck{reason}}: 1 for the Bottleneck condition's current reason</li>
+ *   <li>{@code drover_cluster_degraded{reason}}: the Degraded condition, 1 (True) or 0 (False), for its
+ *   current reason: the operator cannot apply the spec, or the pods cannot run</li>
  * </ul>
  * Tagged {@code namespace} and {@code drover_cluster} (the operator's PodMonitor keeps them:
  * honorLabels). Clusters are reconciled every figuresInterval; one not seen for
@@ -58,19 +64,14 @@ public class ClusterGauges {
         c.seen = now;
         c.wanted = status.desiredReplicas == null ? 0 : status.desiredReplicas;
         c.ready = status.readyReplicas == null ? 0 : status.readyReplicas;
-        String bottleneck = status.conditions == null ? null : status.conditions.stream()
-                .filter(cond -> io.drover.operator.status.Conditions.BOTTLENECK.equals(cond.getType())).map(io.fabric8.kubernetes.api.model.Condition::getReason)
-                .findFirst().orElse(null);
-        if (!java.util.Objects.equals(bottleneck, c.bottleneck)) {
-            if (c.bottleneckMeter != null) {
-                registry.remove(c.bottleneckMeter);
-                c.meters.remove(c.bottleneckMeter);
-            }
-            c.bottleneck = bottleneck;
-            c.bottleneckMeter = bottleneck == null ? null
-                    : c.register(Gauge.builder("drover.cluster.bottleneck", c, x -> x.fresh(clock.instant()) ? 1 : Double.NaN)
-                    .tags(c.tags.and("reason", bottleneck)).description("1 for the reason of the cluster's Bottleneck condition"));
-        }
+        c.bottleneck.follow(condition(status, Conditions.BOTTLENECK), cond -> 1);
+        c.degraded.follow(condition(status, Conditions.DEGRADED),
+                cond -> "True".equals(cond.getStatus()) ? 1 : 0);
+    }
+
+    private static Condition condition(ExecutorClusterStatus status, String type) {
+        return status.conditions == null ? null
+                : status.conditions.stream().filter(cond -> type.equals(cond.getType())).findFirst().orElse(null);
     }
 
     private Cluster newCluster(Tags tags) {
@@ -80,6 +81,9 @@ public class ClusterGauges {
                 .tags(tags).description("Executor nodes the cluster wants now (spec or autoscaler)"));
         c.register(Gauge.builder("drover.cluster.nodes.ready", c, x -> x.fresh(clock.instant()) ? x.ready : Double.NaN)
                 .tags(tags).description("Executor nodes ready"));
+        c.bottleneck = new ReasonGauge(c, "drover.cluster.bottleneck", "1 for the reason of the cluster's Bottleneck condition");
+        c.degraded = new ReasonGauge(c, "drover.cluster.degraded",
+                "The cluster's Degraded condition (1 True, 0 False), tagged with its reason");
         return c;
     }
 
@@ -99,8 +103,8 @@ public class ClusterGauges {
         volatile Instant seen;
         volatile double wanted;
         volatile double ready;
-        volatile String bottleneck;
-        Meter.Id bottleneckMeter;
+        ReasonGauge bottleneck;
+        ReasonGauge degraded;
 
         Cluster(Tags tags) {
             this.tags = tags;
@@ -110,10 +114,47 @@ public class ClusterGauges {
             return !seen.isBefore(now.minus(STALE_AFTER));
         }
 
-        Meter.Id register(Gauge.Builder<Cluster> gauge) {
+        Meter.Id register(Gauge.Builder<?> gauge) {
             Meter.Id id = gauge.register(registry).getId();
             meters.add(id);
             return id;
+        }
+    }
+
+    /**
+     * One series for a condition's current reason: a new reason replaces the series (so an alert's
+     * {@code max by} sees one value, never a stale reason beside the new one).
+     */
+    private final class ReasonGauge {
+        private final Cluster cluster;
+        private final String name;
+        private final String description;
+        private volatile double value;
+        private String reason;
+        private Meter.Id meter;
+
+        ReasonGauge(Cluster cluster, String name, String description) {
+            this.cluster = cluster;
+            this.name = name;
+            this.description = description;
+        }
+
+        /** The condition just written (null: none), and its value. */
+        void follow(Condition condition,
+                    ToDoubleFunction<Condition> valueOf) {
+            String next = condition == null ? null : condition.getReason();
+            value = condition == null ? 0 : valueOf.applyAsDouble(condition);
+            if (Objects.equals(next, reason)) {
+                return;
+            }
+            if (meter != null) {
+                registry.remove(meter);
+                cluster.meters.remove(meter);
+            }
+            reason = next;
+            meter = next == null ? null : cluster.register(Gauge.builder(name, this,
+                            g -> cluster.fresh(clock.instant()) ? g.value : Double.NaN)
+                    .tags(cluster.tags.and("reason", next)).description(description));
         }
     }
 }

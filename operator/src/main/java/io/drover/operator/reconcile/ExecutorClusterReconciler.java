@@ -124,7 +124,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             // The CRD in place may predate a rule: the operator holds the line itself.
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), refusal.get());
             var findings = ClusterStatus.Findings.blocked("an acceptable spec", "SpecRefused", refusal.get());
-            return status(ec, current, findings, client);
+            return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
         ImagePolicy images = new ImagePolicy(config.allowedImages().orElse(List.of()));
@@ -134,7 +134,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                     + images.describe() + "; drover.operator.allowedImages)";
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
             var findings = ClusterStatus.Findings.blocked("an allowed image", "ImageNotAllowed", message);
-            return status(ec, current, findings, client);
+            return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
         ReferencedSecrets.Result secrets = ReferencedSecrets.read(client, ec);

@@ -39,6 +39,24 @@ class ClusterGaugesTest {
         assertThat(registry.get("drover.cluster.bottleneck").tag("reason", "ScalingCapped").gauge().value()).isEqualTo(1);
     }
 
+    /** For DroverClusterDegraded: 1 while Degraded is True, 0 once it clears, one series per cluster. */
+    @Test
+    void theDegradedGaugeFollowsTheCondition() {
+        gauges.record(ec, status(1, 1, "Idle", "False", "AsExpected"));
+        assertThat(registry.get("drover.cluster.degraded").tag("reason", "AsExpected").gauge().value()).isZero();
+        gauges.record(ec, status(1, 1, "Idle", "True", "ImageNotAllowed"));
+        var series = registry.find("drover.cluster.degraded").gauges();
+        assertThat(series).singleElement().satisfies(g -> {
+            assertThat(g.getId().getTag("reason")).isEqualTo("ImageNotAllowed");
+            assertThat(g.value()).isEqualTo(1);
+        });
+        gauges.record(ec, status(1, 1, "Idle", "False", "AsExpected"));
+        assertThat(registry.find("drover.cluster.degraded").gauges()).singleElement()
+                .satisfies(g -> assertThat(g.value()).isZero());
+        clock.advance(ClusterGauges.STALE_AFTER.plusSeconds(1));
+        assertThat(registry.get("drover.cluster.degraded").gauge().value()).isNaN();
+    }
+
     @Test
     void aClusterNoLongerReconciledReadsNaNThenGoes() {
         gauges.record(ec, status(2, 0, "Idle"));
@@ -57,10 +75,15 @@ class ClusterGaugesTest {
     }
 
     private static ExecutorClusterStatus status(int wanted, int ready, String bottleneck) {
+        return status(wanted, ready, bottleneck, "False", "AsExpected");
+    }
+
+    private static ExecutorClusterStatus status(int wanted, int ready, String bottleneck, String degraded, String degradedReason) {
         ExecutorClusterStatus s = new ExecutorClusterStatus();
         s.desiredReplicas = wanted;
         s.readyReplicas = ready;
-        s.conditions = List.of(new ConditionBuilder().withType("Bottleneck").withStatus("True").withReason(bottleneck).build());
+        s.conditions = List.of(new ConditionBuilder().withType("Bottleneck").withStatus("True").withReason(bottleneck).build(),
+                new ConditionBuilder().withType("Degraded").withStatus(degraded).withReason(degradedReason).build());
         return s;
     }
 

@@ -425,13 +425,7 @@ class ExecutorClusterReconcilerTest {
         assertThat(ec.getStatus().observedGeneration).isEqualTo(ec.getMetadata().getGeneration());
 
         // What the alerts read (DroverNodesNotReady, DroverScalingCapped): the operator's gauges.
-        String metrics;
-        try (var http = java.net.http.HttpClient.newHttpClient()) {
-            metrics = http.send(java.net.http.HttpRequest.newBuilder(metricsUrl.toURI()).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        String metrics = operatorMetrics();
         assertThat(metrics).contains("drover_cluster_nodes_ready{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
                 "drover_cluster_nodes_wanted{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
                 "drover_cluster_bottleneck{drover_cluster=\"status\",namespace=\"" + ns + "\",reason=\"");
@@ -675,6 +669,44 @@ class ExecutorClusterReconcilerTest {
 
     // --- helpers -------------------------------------------------------------------------
 
+    /** A ValidatingAdmissionPolicy (and its binding) refusing every Service written in this test's namespace. */
+    private void refuseServices(String name) {
+        var admission = client.admissionRegistration().v1();
+        admission.validatingAdmissionPolicies().resource(new io.fabric8.kubernetes.api.model.admissionregistration.v1
+                .ValidatingAdmissionPolicyBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withFailurePolicy("Fail")
+                .withNewMatchConstraints().addNewResourceRule().withApiGroups("").withApiVersions("v1")
+                .withOperations("CREATE", "UPDATE").withResources("services").endResourceRule().endMatchConstraints()
+                .addNewValidation().withExpression("false").withMessage("no Services in this namespace").endValidation()
+                .endSpec().build()).create();
+        admission.validatingAdmissionPolicyBindings().resource(new io.fabric8.kubernetes.api.model.admissionregistration.v1
+                .ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withPolicyName(name).withValidationActions("Deny")
+                .withNewMatchResources().withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", ns)
+                .endNamespaceSelector().endMatchResources().endSpec().build()).create();
+        // The API server takes up a policy asynchronously: wait until it refuses.
+        var probe = new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName("probe").endMetadata()
+                .withNewSpec().addNewPort().withPort(80).endPort().endSpec().build();
+        org.awaitility.Awaitility.await("the policy refusing Services").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    try {
+                        client.services().inNamespace(ns).resource(probe).dryRun().create();
+                        return false;
+                    } catch (KubernetesClientException e) {
+                        return e.getMessage().contains("no Services in this namespace");
+                    }
+                });
+    }
+
+    private String operatorMetrics() {
+        try (var http = java.net.http.HttpClient.newHttpClient()) {
+            return http.send(java.net.http.HttpRequest.newBuilder(metricsUrl.toURI()).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private <T> T await(String what, Supplier<T> get) {
         return org.awaitility.Awaitility.await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
                 .until(get::get, v -> v != null);
@@ -867,6 +899,44 @@ class ExecutorClusterReconcilerTest {
         }
         assertThat(events("crash", "TestRepeat")).singleElement()
                 .satisfies(e -> assertThat(e.getSeries().getCount()).isEqualTo(3));
+    }
+
+    /**
+     * A failure whose cause goes away without an event the operator watches (here an admission
+     * policy that refuses the cluster's Services, then deleted): the operator keeps retrying past the SDK's
+     * default 5 attempts (about 26 s), so the cluster recovers within a minute of the fix, and its
+     * gauges say Degraded meanwhile (DroverClusterDegraded).
+     */
+    @Test
+    @Order(14)
+    void aFailureThatClearsUnseenIsRetriedUntilItDoes() {
+        Clusters.dbSecret(client, ns, "pw");
+        String policy = "no-services-" + ns;
+        refuseServices(policy);
+        Clusters.create(client, ns, Clusters.yaml("quota", ""));
+        ExecutorCluster failed = awaitCondition("quota", Conditions.DEGRADED, "True", "ReconcileFailed");
+        long firstFailure = System.nanoTime();
+        assertThat(condition(failed, Conditions.DEGRADED).getMessage()).startsWith("the API server refused a request (")
+                .contains("no Services in this namespace");
+        assertThat(operatorMetrics()).contains("drover_cluster_degraded{drover_cluster=\"quota\",namespace=\"" + ns
+                + "\",reason=\"ReconcileFailed\"} 1.0");
+
+        // Past the default retries' last attempt, then the cause goes, with no event for the cluster.
+        Duration sinceFailure = Duration.ofNanos(System.nanoTime() - firstFailure);
+        if (sinceFailure.compareTo(Duration.ofSeconds(32)) < 0) {
+            sleep(Duration.ofSeconds(32).minus(sinceFailure));
+        }
+        client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(policy).delete();
+        client.admissionRegistration().v1().validatingAdmissionPolicies().withName(policy).delete();
+        org.awaitility.Awaitility.await("Degraded=False (AsExpected) after the policy went").atMost(Duration.ofSeconds(75))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> client.resources(ExecutorCluster.class).inNamespace(ns).withName("quota").get(), ec -> {
+                    Condition c = condition(ec, Conditions.DEGRADED);
+                    return c != null && "False".equals(c.getStatus());
+                });
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("quota").get()).isNotNull();
+        assertThat(operatorMetrics()).contains("drover_cluster_degraded{drover_cluster=\"quota\",namespace=\"" + ns
+                + "\",reason=\"AsExpected\"} 0.0");
     }
 
     /**
