@@ -142,6 +142,22 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {cpu: 0.5}}           | spec.resources.requests.cpu: Invalid value: "number": spec.resources.requests.cpu in body must be of type integer,string
             resources: {limits: {memory: 1e1.5}}        | spec.resources.limits.memory: Invalid value: "1e1.5": spec.resources.limits.memory in body should match
             resources: {requests: {memory: "1e99999999999"}, limits: {memory: 1Gi}} | spec.resources.requests.memory: Invalid value: "1e99999999999": spec.resources.requests.memory in body should match
+            networkPolicy: {from: [{podSelector: {}}, {}]} | spec.networkPolicy.from[1]: Invalid value: "object": a peer needs podSelector, namespaceSelector or ipBlock
+            networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/33}}]} | spec.networkPolicy.from[0].ipBlock.cidr: Invalid value: "string": ipBlock.cidr must be a CIDR such as 10.0.0.0/16
+            networkPolicy: {from: [{ipBlock: {cidr: db.example.com}}]} | spec.networkPolicy.from[0].ipBlock.cidr: Invalid value: "string": ipBlock.cidr must be a CIDR
+            networkPolicy: {from: [{ipBlock: {except: [10.0.0.0/24]}}]} | spec.networkPolicy.from[0].ipBlock.cidr: Required value
+            networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/16}, podSelector: {}}]} | spec.networkPolicy.from[0].ipBlock: Invalid value: "object": ipBlock cannot be given with podSelector or namespaceSelector
+            networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/16, except: [10.1.0.0/24]}}]} | spec.networkPolicy.from[0].ipBlock.except: Invalid value: "object": every ipBlock.except entry must be a CIDR strictly inside ipBlock.cidr
+            networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/16, except: [10.0.0.0/16]}}]} | spec.networkPolicy.from[0].ipBlock.except: Invalid value: "object": every ipBlock.except entry must be a CIDR strictly inside
+            networkPolicy: {from: [{podSelector: {matchExpressions: [{key: app, operator: Bogus}]}}]} | spec.networkPolicy.from[0].podSelector.matchExpressions[0].operator: Unsupported value: "Bogus"
+            networkPolicy: {from: [{namespaceSelector: {matchExpressions: [{key: team, operator: In}]}}]} | spec.networkPolicy.from[0].namespaceSelector.matchExpressions[0].values: Invalid value: "object": operators In and NotIn need values
+            networkPolicy: {from: [{podSelector: {matchLabels: {app: "a b"}}}]} | spec.networkPolicy.from[0].podSelector.matchLabels.app: Invalid value: "a b"
+            networkPolicy: {egress: [{to: [{}]}]}       | spec.networkPolicy.egress[0].to[0]: Invalid value: "object": a peer needs podSelector, namespaceSelector or ipBlock
+            networkPolicy: {egress: [{ports: [{port: 70000}]}]} | spec.networkPolicy.egress[0].ports[0].port: Invalid value: "": port must be a number from 1 to 65535
+            networkPolicy: {egress: [{ports: [{port: Not_A_Name}]}]} | spec.networkPolicy.egress[0].ports[0].port: Invalid value: "": port must be a number from 1 to 65535
+            networkPolicy: {egress: [{ports: [{port: https, endPort: 500}]}]} | spec.networkPolicy.egress[0].ports[0].endPort: Invalid value: "object": endPort needs a numeric port
+            networkPolicy: {egress: [{ports: [{port: 443, endPort: 80}]}]} | spec.networkPolicy.egress[0].ports[0].endPort: Invalid value: "object": endPort needs a numeric port, and must not be below it
+            networkPolicy: {egress: [{ports: [{protocol: ICMP}]}]} | spec.networkPolicy.egress[0].ports[0].protocol: Unsupported value: "ICMP"
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -283,6 +299,8 @@ class ExecutorClusterSchemaTest {
             retryBackoff: 10m
             engine: Flowable\\nlockMode: Global\\nretryBackoff: 15m
             resources: {requests: {cpu: 500m, memory: 4Gi, ephemeral-storage: 1G}, limits: {cpu: 2, memory: 4Gi}}
+            networkPolicy: {from: [{ipBlock: {cidr: 10.0.0.0/16, except: [10.0.1.0/24]}}, {namespaceSelector: {matchExpressions: [{key: team, operator: Exists}]}, podSelector: {matchLabels: {app.kubernetes.io/name: prometheus}}}]}
+            networkPolicy: {egress: [{to: [{ipBlock: {cidr: "2001:db8::/32"}}], ports: [{port: 443, endPort: 8443, protocol: TCP}, {port: https}, {port: dns-tcp, protocol: UDP}]}, {ports: [{port: 53}]}]}
             resources: {requests: {cpu: "1.5", memory: "1e9"}, limits: {memory: "1e9", hugepages-2Mi: 0}}
             resources: {requests: {cpu: 7}, limits: {example.com/gpu: 1}}
             resources: {requests: {example.com/gpu: "1e3"}, limits: {example.com/gpu: 1k}}

@@ -1,13 +1,7 @@
 package io.drover.operator.api.schema;
 
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
-import io.fabric8.crdv2.generator.CRDPostProcessor;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-
-import java.util.Map;
 
 /**
  * Completes the generated schema of {@code spec.resources}: every value of {@code limits} and
@@ -22,11 +16,12 @@ import java.util.Map;
  * limits, in ExecutorClusterSpec) within the API server's cost budget, which refuses the CRD for
  * unbounded maps and strings.
  *
- * <p>Run at build time by the Quarkus operator SDK's CRD generation
- * ({@code quarkus.operator-sdk.crd.post-processor}); {@code ExecutorClusterSchemaTest} checks the
- * result on a real kube-apiserver.
+ * <p>Run at build time by {@link SchemaCompletions}.
  */
-public class QuantitySchema implements CRDPostProcessor {
+public final class QuantitySchema {
+    private QuantitySchema() {
+    }
+
     /** A quantity without a sign (ExecutorClusterSpec.QUANTITY, which its CEL rules use too). */
     public static final String QUANTITY = ExecutorClusterSpec.QUANTITY;
     /** Longer than any real quantity ("123.456Gi" is 9), short enough to bound a rule's cost. */
@@ -34,38 +29,20 @@ public class QuantitySchema implements CRDPostProcessor {
     /** cpu, memory, ephemeral-storage, hugepages of a few sizes and some extended resources. */
     public static final long MAX_RESOURCES = 16;
 
-    @Override
-    public HasMetadata process(HasMetadata crd, String crdSpecVersion) {
-        if (!(crd instanceof CustomResourceDefinition definition)) {
-            return crd;
-        }
-        for (CustomResourceDefinitionVersion version : definition.getSpec().getVersions()) {
-            JSONSchemaProps resources = child(child(version.getSchema().getOpenAPIV3Schema(), "spec"), "resources");
-            if (resources == null) {
-                throw new IllegalStateException("the generated CRD has no spec.resources: update " + QuantitySchema.class.getName());
+    /** Completes {@code spec.resources} of the generated schema. */
+    static void complete(JSONSchemaProps spec) {
+        JSONSchemaProps resources = SchemaCompletions.child(spec, "resources");
+        for (String map : new String[] {"limits", "requests"}) {
+            JSONSchemaProps entries = SchemaCompletions.child(resources, map);
+            if (entries.getAdditionalProperties() == null || entries.getAdditionalProperties().getSchema() == null) {
+                throw new IllegalStateException("spec.resources." + map + " of the generated CRD has no value schema;"
+                        + " the generator's output changed: update " + QuantitySchema.class.getName());
             }
-            for (String map : new String[] {"limits", "requests"}) {
-                JSONSchemaProps entries = child(resources, map);
-                if (entries == null || entries.getAdditionalProperties() == null
-                        || entries.getAdditionalProperties().getSchema() == null) {
-                    throw new IllegalStateException("spec.resources." + map + " of the generated CRD has no value schema;"
-                            + " the generator's output changed: update " + QuantitySchema.class.getName());
-                }
-                entries.setMaxProperties(MAX_RESOURCES);
-                JSONSchemaProps value = entries.getAdditionalProperties().getSchema();
-                value.setPattern(QUANTITY); // applies to string values; a YAML integer is a quantity too
-                value.setMaxLength(MAX_QUANTITY_LENGTH);
-                value.setMinimum(0.0); // applies to integer values
-            }
+            entries.setMaxProperties(MAX_RESOURCES);
+            JSONSchemaProps value = entries.getAdditionalProperties().getSchema();
+            value.setPattern(QUANTITY); // applies to string values; a YAML integer is a quantity too
+            value.setMaxLength(MAX_QUANTITY_LENGTH);
+            value.setMinimum(0.0); // applies to integer values
         }
-        return crd;
-    }
-
-    private static JSONSchemaProps child(JSONSchemaProps parent, String name) {
-        if (parent == null) {
-            return null;
-        }
-        Map<String, JSONSchemaProps> properties = parent.getProperties();
-        return properties == null ? null : properties.get(name);
     }
 }

@@ -1,0 +1,53 @@
+package io.drover.operator.api.schema;
+
+import io.fabric8.crdv2.generator.CRDPostProcessor;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+
+import java.util.Map;
+
+/**
+ * What the generated CRD schema cannot say from annotations, because the fields are library
+ * types (fabric8's Quantity, NetworkPolicyPeer, ...) that an annotation cannot reach: completed
+ * here, at build time ({@code quarkus.operator-sdk.crd.post-processor}), so the API server
+ * refuses such a value naming the field instead of the operator failing on it later.
+ * {@code ExecutorClusterSchemaTest} checks the result on a real kube-apiserver.
+ */
+public class SchemaCompletions implements CRDPostProcessor {
+    @Override
+    public HasMetadata process(HasMetadata crd, String crdSpecVersion) {
+        if (!(crd instanceof CustomResourceDefinition definition)) {
+            return crd;
+        }
+        for (CustomResourceDefinitionVersion version : definition.getSpec().getVersions()) {
+            JSONSchemaProps spec = child(version.getSchema().getOpenAPIV3Schema(), "spec");
+            QuantitySchema.complete(spec);
+            NetworkPolicySchema.complete(spec);
+        }
+        return crd;
+    }
+
+    /** The property {@code path} (dot-separated) of {@code parent}, or an error naming what the generator no longer writes. */
+    static JSONSchemaProps child(JSONSchemaProps parent, String path) {
+        JSONSchemaProps at = parent;
+        for (String name : path.split("\\.")) {
+            Map<String, JSONSchemaProps> properties = at == null ? null : at.getProperties();
+            at = properties == null ? null : properties.get(name);
+            if (at == null) {
+                throw new IllegalStateException("the generated CRD has no " + path + " (at " + name + "): the generator's"
+                        + " output changed; update " + SchemaCompletions.class.getName());
+            }
+        }
+        return at;
+    }
+
+    /** The schema of {@code list}'s items. */
+    static JSONSchemaProps items(JSONSchemaProps list) {
+        if (list.getItems() == null || list.getItems().getSchema() == null) {
+            throw new IllegalStateException("a list of the generated CRD has no item schema: update " + SchemaCompletions.class.getName());
+        }
+        return list.getItems().getSchema();
+    }
+}
