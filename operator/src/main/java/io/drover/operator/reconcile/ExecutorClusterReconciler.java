@@ -270,7 +270,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 // Refused: the StatefulSet and its ConfigMap are not written (updateErrorStatus says
                 // why); the pass's other objects, applied before, do not feed the pods' settings.
                 client.resource(desired).dryRun().create();
-                apply(ec, client, configMap);
+                writeSettings(ec, client, configMap);
                 StatefulSet created = client.resource(desired).create();
                 events.normal(client, ec, "Created", "Create", "Created executor StatefulSet " + desired.getMetadata().getName()
                         + " with " + replicas + " node" + (replicas == 1 ? "" : "s"));
@@ -285,7 +285,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         keepRolloutRestart(current, desired);
         boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current, specHash);
         if (!templateChanged && !changedOutside && Objects.equals(wasReplicas, replicas)) {
-            apply(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
+            writeSettings(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
             return current;
         }
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
@@ -299,7 +299,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (!changedOutside) {
             client.resource(desired).dryRun().update();
         }
-        apply(ec, client, configMap);
+        writeSettings(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
@@ -426,6 +426,26 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     private void apply(ExecutorCluster ec, KubernetesClient client, HasMetadata object) {
         own(ec, object);
         client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    }
+
+    /**
+     * The executors' settings ConfigMap, exactly as the ExecutorCluster declares it. Server-side
+     * apply leaves keys another field manager added (a {@code kubectl edit} adding
+     * DROVER_LOCKEXPIRY): executors that restart would read a setting the cluster does not
+     * declare and its hash does not cover. Such keys are removed by replacing the ConfigMap whole
+     * (with the version just read: a concurrent write fails with a conflict, and the pass is retried).
+     */
+    private void writeSettings(ExecutorCluster ec, KubernetesClient client, ConfigMap configMap) {
+        own(ec, configMap);
+        ConfigMap written = client.resource(configMap).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        boolean extraData = written.getBinaryData() != null && !written.getBinaryData().isEmpty();
+        if (extraData || !Objects.equals(written.getData(), configMap.getData())) {
+            LOG.infof("%s/%s: removing keys added to ConfigMap %s outside the operator", ec.getMetadata().getNamespace(),
+                    ec.getMetadata().getName(), configMap.getMetadata().getName());
+            configMap.getMetadata().setResourceVersion(written.getMetadata().getResourceVersion());
+            client.resource(configMap).update();
+            configMap.getMetadata().setResourceVersion(null);
+        }
     }
 
     private static void own(ExecutorCluster ec, HasMetadata object) {

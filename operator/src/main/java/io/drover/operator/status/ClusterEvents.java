@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.EventSeriesBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
@@ -55,12 +56,19 @@ public final class ClusterEvents {
             Recorded seen = recent.get(key);
             if (seen != null) {
                 int count = seen.count() + 1;
-                Event updated = client.events().v1().events().inNamespace(seen.namespace()).withName(seen.name())
-                        .edit(e -> new EventBuilder(e).withSeries(new EventSeriesBuilder().withCount(count)
-                                .withLastObservedTime(new MicroTime(MICRO.format(now))).build()).build());
-                if (updated != null) {
+                try {
+                    client.events().v1().events().inNamespace(seen.namespace()).withName(seen.name())
+                            .edit(e -> new EventBuilder(e).withSeries(new EventSeriesBuilder().withCount(count)
+                                    .withLastObservedTime(new MicroTime(MICRO.format(now))).build()).build());
                     recent.put(key, new Recorded(seen.namespace(), seen.name(), count, seen.first()));
                     return;
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != 404) {
+                        throw e;
+                    }
+                    // The first one is gone (the API server's event TTL, shorter than the series
+                    // window, or deleted): this repeat starts a new one below.
+                    recent.remove(key);
                 }
             }
             Event created = client.events().v1().events().inNamespace(ec.getMetadata().getNamespace()).resource(new EventBuilder()

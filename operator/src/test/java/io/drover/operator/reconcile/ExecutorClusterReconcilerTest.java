@@ -232,6 +232,18 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
                 .isEqualTo(before.getMetadata().getResourceVersion());
 
+        // A key added to the settings by hand is removed: a restarting executor would read a
+        // setting the cluster does not declare (and its hash does not cover).
+        client.configMaps().inNamespace(ns).withName("roll-config").edit(cm -> {
+            cm.getData().put("DROVER_LOCKEXPIRY", "1s");
+            return cm;
+        });
+        org.awaitility.Awaitility.await("the hand-added key removed").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+                .until(() -> client.configMaps().inNamespace(ns).withName("roll-config").get().getData(),
+                        data -> !data.containsKey("DROVER_LOCKEXPIRY") && "16".equals(data.get("DROVER_THREADS")));
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
+                .as("nothing rolled").isEqualTo(before.getMetadata().getResourceVersion());
+
         // A change of the Secret that leaves the values the executors read alone (a label, an
         // annotation, another key) rolls nothing: the hash covers the values, not the version.
         var dbSecret = client.secrets().inNamespace(ns).withName("jobs-db").get();
@@ -899,6 +911,11 @@ class ExecutorClusterReconcilerTest {
         }
         assertThat(events("crash", "TestRepeat")).singleElement()
                 .satisfies(e -> assertThat(e.getSeries().getCount()).isEqualTo(3));
+        // The first one gone (the API server's event TTL, or deleted): the next repeat is recorded anew.
+        client.events().v1().events().inNamespace(ns).resource(events("crash", "TestRepeat").get(0)).delete();
+        org.awaitility.Awaitility.await("the event deleted").atMost(TIMEOUT).until(() -> events("crash", "TestRepeat").isEmpty());
+        recorder.warning(client, crash, "TestRepeat", "Diagnose", "the same thing again");
+        assertThat(events("crash", "TestRepeat")).singleElement().satisfies(e -> assertThat(e.getSeries()).isNull());
     }
 
     /**
