@@ -284,13 +284,12 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
         keepRolloutRestart(current, desired);
         boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current, specHash);
-        if (!templateChanged && !changedOutside && Objects.equals(wasReplicas, replicas)) {
+        if (!templateChanged && !changedOutside) {
             writeSettings(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
-            return current;
+            return Objects.equals(wasReplicas, replicas) ? current : scale(ec, client, current, wasReplicas, replicas);
         }
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
-                templateChanged ? "pod template" : changedOutside ? "changed outside the operator"
-                        : "replicas " + wasReplicas + " -> " + replicas);
+                templateChanged ? "pod template" : "changed outside the operator");
         // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
         // resource requests above their limits), the ConfigMap keeps the settings the running
         // pods have, so a pod that restarts meanwhile does not start with settings (a longer
@@ -299,12 +298,14 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (!changedOutside) {
             client.resource(desired).dryRun().update();
         }
+        if (changedOutside) {
+            outsideChanges.restored(ec.getMetadata().getUid(), Instant.now(), desired);
+        }
         writeSettings(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
         } else if (changedOutside) {
-            outsideChanges.restored(ec.getMetadata().getUid(), Instant.now());
             events.warning(client, ec, "StatefulSetRestored", "Update", "Restored executor StatefulSet "
                     + desired.getMetadata().getName() + " as the ExecutorCluster declares it: its spec was changed outside the"
                     + " operator (e.g. kubectl edit or set image); change the ExecutorCluster instead");
@@ -313,6 +314,26 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
         }
         return updated;
+    }
+
+    /**
+     * Only the node count changes: patched alone, so a template someone changed outside the
+     * operator within {@link OutsideChanges#QUIET} of a restore (or one a failed comparison did not
+     * look at this pass) is not written back, which would roll the executors without the guard or
+     * an event. The patch carries the resourceVersion read: if the count changed meanwhile (the
+     * autoscaler), it fails with a conflict and the pass is retried with fresh data.
+     */
+    private StatefulSet scale(ExecutorCluster ec, KubernetesClient client, StatefulSet current, Integer wasReplicas, int replicas) {
+        LOG.infof("%s/%s: scaling executor StatefulSet from %s to %d nodes", ec.getMetadata().getNamespace(),
+                ec.getMetadata().getName(), wasReplicas, replicas);
+        String patch = "{\"metadata\":{\"resourceVersion\":\"" + current.getMetadata().getResourceVersion()
+                + "\"},\"spec\":{\"replicas\":" + replicas + "}}";
+        StatefulSet scaled = client.apps().statefulSets().inNamespace(current.getMetadata().getNamespace())
+                .withName(current.getMetadata().getName())
+                .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                        patch);
+        events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
+        return scaled;
     }
 
     /** Dry runs made to look for outside changes of a cluster's StatefulSet, for tests. */
@@ -346,7 +367,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             outsideChanges.foundUnchanged(clusterUid, version);
             return false;
         }
-        if (!outsideChanges.mayRestore(clusterUid, Instant.now())) {
+        if (!outsideChanges.mayRestore(clusterUid, Instant.now(), current)) {
             events.warning(client, ec, "StatefulSetChangedAgain", "Update", "Executor StatefulSet "
                     + desired.getMetadata().getName() + " was changed outside the operator again within "
                     + OutsideChanges.QUIET.toMinutes() + " minutes of its last restore (a person, or a controller or"

@@ -31,6 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class OutsideChanges {
     static final Duration QUIET = Duration.ofMinutes(5);
+    /** On the StatefulSet: when the operator last restored it (an instant), kept until its next full write. */
+    static final String RESTORED_AT = "drover.io/restored-at";
     private final Map<String, Instant> lastRestore = new ConcurrentHashMap<>();
     /**
      * Per cluster uid, the StatefulSet version last found unchanged ({@link #version}). One short
@@ -78,13 +80,33 @@ final class OutsideChanges {
         return copy.build();
     }
 
-    /** Whether the cluster's StatefulSet may be restored now: its last restore, if any, was {@link #QUIET} ago. */
-    boolean mayRestore(String clusterUid, Instant now) {
+    /**
+     * Whether the cluster's StatefulSet may be restored now: its last restore, if any, was
+     * {@link #QUIET} ago, by this process's memory or by the StatefulSet's {@link #RESTORED_AT}
+     * (so an operator that restarts, or a new leader, does not restore again at once).
+     */
+    boolean mayRestore(String clusterUid, Instant now, StatefulSet current) {
         lastRestore.values().removeIf(at -> !at.plus(QUIET).isAfter(now));
-        return !lastRestore.containsKey(clusterUid);
+        Instant recorded = restoredAt(current);
+        return !lastRestore.containsKey(clusterUid) && (recorded == null || !recorded.plus(QUIET).isAfter(now));
     }
 
-    void restored(String clusterUid, Instant now) {
+    /** Remembers the restore, and records it on the StatefulSet about to be written. */
+    void restored(String clusterUid, Instant now, StatefulSet desired) {
         lastRestore.put(clusterUid, now);
+        var annotations = desired.getMetadata().getAnnotations() == null ? new java.util.LinkedHashMap<String, String>()
+                : new java.util.LinkedHashMap<>(desired.getMetadata().getAnnotations());
+        annotations.put(RESTORED_AT, now.toString());
+        desired.getMetadata().setAnnotations(annotations);
+    }
+
+    private static Instant restoredAt(StatefulSet current) {
+        var annotations = current.getMetadata().getAnnotations();
+        String at = annotations == null ? null : annotations.get(RESTORED_AT);
+        try {
+            return at == null ? null : Instant.parse(at);
+        } catch (java.time.format.DateTimeParseException e) {
+            return null; // not ours to trust: as if there were none
+        }
     }
 }

@@ -383,6 +383,16 @@ class ExecutorClusterReconcilerTest {
                 .getContainers().getFirst().getImage()).isEqualTo("registry.example.com/miner:2");
         assertThat(events("drift", "StatefulSetRestored")).singleElement()
                 .satisfies(e -> assertThat(e.getSeries()).isNull());
+
+        // A scale in that quiet period changes the count only: writing the whole declared
+        // StatefulSet would restore (and roll) after all, without the guard or an event.
+        edit("drift", ec -> ec.getSpec().replicas = 2);
+        StatefulSet scaled = org.awaitility.Awaitility.await("scaled to 2").atMost(TIMEOUT)
+                .until(() -> client.apps().statefulSets().inNamespace(ns).withName("drift").get(),
+                        sts -> sts.getSpec().getReplicas() == 2);
+        assertThat(scaled.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage())
+                .isEqualTo("registry.example.com/miner:2");
+        assertThat(awaitEvent("drift", "Scaled").getNote()).isEqualTo("Scaled the executors from 1 to 2 nodes");
     }
 
     /**

@@ -32,11 +32,21 @@ class OutsideChangesTest {
     void oneRestoreEveryFiveMinutesAtMost() {
         OutsideChanges changes = new OutsideChanges();
         Instant t0 = Instant.parse("2026-11-27T01:00:00Z");
-        assertThat(changes.mayRestore("a", t0)).isTrue();
-        changes.restored("a", t0);
-        assertThat(changes.mayRestore("a", t0.plusSeconds(299))).isFalse();
-        assertThat(changes.mayRestore("b", t0.plusSeconds(299))).as("another cluster").isTrue();
-        assertThat(changes.mayRestore("a", t0.plus(OutsideChanges.QUIET))).isTrue();
+        StatefulSet stored = sts(3, "drover:1", Map.of());
+        assertThat(changes.mayRestore("a", t0, stored)).isTrue();
+        StatefulSet written = sts(3, "drover:1", Map.of());
+        changes.restored("a", t0, written);
+        assertThat(changes.mayRestore("a", t0.plusSeconds(299), stored)).isFalse();
+        assertThat(changes.mayRestore("b", t0.plusSeconds(299), stored)).as("another cluster").isTrue();
+        assertThat(changes.mayRestore("a", t0.plus(OutsideChanges.QUIET), stored)).isTrue();
+
+        // An operator that restarted (or a new leader) reads the last restore off the StatefulSet.
+        OutsideChanges restarted = new OutsideChanges();
+        assertThat(written.getMetadata().getAnnotations()).containsEntry(OutsideChanges.RESTORED_AT, t0.toString());
+        assertThat(restarted.mayRestore("a", t0.plusSeconds(299), written)).isFalse();
+        assertThat(restarted.mayRestore("a", t0.plus(OutsideChanges.QUIET), written)).isTrue();
+        written.getMetadata().getAnnotations().put(OutsideChanges.RESTORED_AT, "yesterday");
+        assertThat(restarted.mayRestore("a", t0, written)).as("an annotation that is not an instant").isTrue();
     }
 
     @Test
