@@ -1,6 +1,8 @@
 package io.drover.executor.api;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
@@ -41,7 +43,9 @@ public class ApiExceptionMappers {
     /** Malformed JSON or a value of the wrong type: name the field Jackson was reading. */
     @ServerExceptionMapper
     public Response badJson(JsonProcessingException e) {
-        String field = e instanceof JsonMappingException m && !m.getPath().isEmpty()
+        JsonParseException twice = duplicate(e);
+        String field = twice != null ? parsedPath(twice)
+                : e instanceof JsonMappingException m && !m.getPath().isEmpty()
                 ? m.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                         .collect(Collectors.joining(".")).replace(".[", "[")
                 : "body";
@@ -71,11 +75,38 @@ public class ApiExceptionMappers {
         if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
             return "must be " + kind(m.getTargetType());
         }
+        if (duplicate(e) != null) {
+            return "is given more than once in one object";
+        }
         if (e instanceof JsonParseException) {
             JsonLocation at = e.getLocation();
             return "is not valid JSON" + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
         }
         return "is not a value of the expected kind";
+    }
+
+    /** The parser's report of a field given twice in one object (PayloadJson's strict duplicate detection), or null. */
+    private static JsonParseException duplicate(JsonProcessingException e) {
+        for (Throwable t : Causes.chain(e)) {
+            if (t instanceof JsonParseException p && p.getOriginalMessage() != null
+                    && p.getOriginalMessage().startsWith("Duplicate field ")) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Where the parser stopped, as a field path ({@code payload.items[2].x}); "body" if it cannot tell. */
+    private static String parsedPath(JsonParseException e) {
+        if (!(e.getProcessor() instanceof JsonParser parser)) {
+            return "body";
+        }
+        java.util.Deque<String> parts = new java.util.ArrayDeque<>();
+        for (JsonStreamContext at = parser.getParsingContext(); at != null && !at.inRoot(); at = at.getParent()) {
+            parts.addFirst(at.inArray() ? "[" + at.getCurrentIndex() + "]" : "." + at.getCurrentName());
+        }
+        String path = String.join("", parts);
+        return path.isEmpty() ? "body" : path.startsWith(".") ? path.substring(1) : path;
     }
 
     private static String kind(Class<?> type) {
@@ -95,6 +126,16 @@ public class ApiExceptionMappers {
     @ServerExceptionMapper
     public Response mismatchedJson(MismatchedInputException e) {
         return badJson(e);
+    }
+
+    /**
+     * A body in an encoding Jackson takes for UTF-32 but cannot decode: an IOException, which no
+     * other mapper takes (the framework answered a bare 500 and logged it at DEBUG only).
+     */
+    @ServerExceptionMapper
+    public Response undecodable(java.io.CharConversionException e) {
+        String reason = "is not valid JSON in UTF-8";
+        return json(Response.Status.BAD_REQUEST, new ApiError("invalid JSON: body: " + reason, List.of(new FieldError("body", reason))));
     }
 
     @ServerExceptionMapper

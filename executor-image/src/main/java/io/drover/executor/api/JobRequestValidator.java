@@ -19,6 +19,10 @@ final class JobRequestValidator {
     static final int MAX_TYPE_LENGTH = 200;
     /** PostgreSQL's text cannot hold it: refused here, naming the field, not by the database. */
     private static final String NUL = "must not contain the NUL character (\\u0000), which PostgreSQL text cannot hold";
+    /** Not text: the driver would store a '?' in its place, silently. */
+    private static final String SURROGATE = "must not contain an unpaired UTF-16 surrogate (\\ud800-\\udfff alone), which is no character";
+    /** What a refused value may echo of itself: a 10 MB dueAt is not sent back twice. */
+    private static final int ECHO = 60;
     /** The API takes what a node may default to: one limit (SettingLimits). */
     static final int MAX_ATTEMPTS = SettingLimits.MAX_ATTEMPTS;
 
@@ -71,10 +75,14 @@ final class JobRequestValidator {
             errors.add(new FieldError(path + "type", "must be at most " + MAX_TYPE_LENGTH + " characters"));
         } else if (type.indexOf('\u0000') >= 0) {
             errors.add(new FieldError(path + "type", NUL));
+        } else if (unpairedSurrogate(type)) {
+            errors.add(new FieldError(path + "type", SURROGATE));
         }
         String payload = payloadText(r.payload());
         if (payload != null && payload.indexOf('\u0000') >= 0) {
             errors.add(new FieldError(path + "payload", NUL));
+        } else if (payload != null && unpairedSurrogate(payload)) {
+            errors.add(new FieldError(path + "payload", SURROGATE));
         } else if (payload != null) {
             JobLimits.payloadProblem(payload.getBytes(StandardCharsets.UTF_8).length)
                     .ifPresent(p -> errors.add(new FieldError(path + "payload", p)));
@@ -85,7 +93,7 @@ final class JobRequestValidator {
                 dueAt = OffsetDateTime.parse(r.dueAt()).toInstant();
                 JobLimits.dueAtProblem(dueAt, Instant.now()).ifPresent(p -> errors.add(new FieldError(path + "dueAt", p)));
             } catch (DateTimeParseException e) {
-                errors.add(new FieldError(path + "dueAt", "must be an ISO-8601 date-time with offset, e.g. 2026-11-22T10:00:00Z; got '" + r.dueAt() + "'"));
+                errors.add(new FieldError(path + "dueAt", "must be an ISO-8601 date-time with offset, e.g. 2026-11-22T10:00:00Z; got '" + echo(r.dueAt()) + "'"));
             }
         }
         int maxAttempts = r.maxAttempts() == null ? defaultMaxAttempts : r.maxAttempts();
@@ -96,12 +104,28 @@ final class JobRequestValidator {
         if (r.repeatEvery() != null) {
             repeat = Durations.parse(r.repeatEvery()).orElse(null);
             if (repeat == null) {
-                errors.add(new FieldError(path + "repeatEvery", "must be a duration such as PT1M or 60s; got '" + r.repeatEvery() + "'"));
+                errors.add(new FieldError(path + "repeatEvery", "must be a duration such as PT1M or 60s; got '" + echo(r.repeatEvery()) + "'"));
             } else {
                 JobLimits.repeatProblem(repeat.toSeconds()).ifPresent(p -> errors.add(new FieldError(path + "repeatEvery", p)));
             }
         }
         return new NewJob(type, payload, dueAt, maxAttempts, repeat);
+    }
+
+    private static String echo(String value) {
+        return value.length() <= ECHO ? value : value.substring(0, ECHO) + "... (" + value.length() + " characters)";
+    }
+
+    static boolean unpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String payloadText(JsonNode payload) {

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class HttpHandler implements JobHandler {
     public static final String TYPE = "http";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = PayloadJson.mapper();
 
     private final Optional<URI> defaultUrl;
     private final Duration timeout;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 public final class SleepHandler implements JobHandler {
     public static final String TYPE = "sleep";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = PayloadJson.mapper();
 
     @Override
     public String type() {

@@ -29,21 +29,35 @@ public final class JobQueries {
                           int maxAttempts, String repeatEvery, String lockedBy, String lastError, Instant createdAt) {
     }
 
+    /**
+     * Both reads in one snapshot (REPEATABLE READ): a dead letter retried (or a job dead-lettered)
+     * between two auto-commit reads was in neither table for them, and the API answered 404 for a
+     * job that exists.
+     */
     public Optional<JobView> find(long id) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement(sql.findJob())) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        return Optional.of(new JobView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                instant(rs, 5), rs.getInt(6), rs.getInt(7), rs.getString(8), rs.getString(9),
-                                rs.getString(10), instant(rs, 11)));
-                    }
+            return Transactions.run(c, () -> {
+                try (var st = c.createStatement()) {
+                    st.execute(JobSql.ONE_SNAPSHOT); // this transaction only: nothing to restore on the pooled connection
+                }
+                return findIn(c, id);
+            });
+        }
+    }
+
+    private Optional<JobView> findIn(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.findJob())) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return Optional.of(new JobView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                            instant(rs, 5), rs.getInt(6), rs.getInt(7), period(rs, 8), rs.getString(9),
+                            rs.getString(10), instant(rs, 11)));
                 }
             }
-            return findDead(c, id).map(d -> new JobView(d.id(), d.type(), d.payload(), "dead_letter", d.dueAt(),
-                    d.attempts(), d.maxAttempts(), d.repeatEvery(), null, d.error(), d.createdAt()));
         }
+        return findDead(c, id).map(d -> new JobView(d.id(), d.type(), d.payload(), "dead_letter", d.dueAt(),
+                d.attempts(), d.maxAttempts(), d.repeatEvery(), null, d.error(), d.createdAt()));
     }
 
     /** Counts for the API and the backlog gauge, each capped at {@link #COUNT_CAP}. */
@@ -109,7 +123,13 @@ public final class JobQueries {
 
     private static DeadLetterView deadLetter(ResultSet rs) throws SQLException {
         return new DeadLetterView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
-                rs.getString(6), rs.getString(7), instant(rs, 8), instant(rs, 9), instant(rs, 10));
+                period(rs, 6), rs.getString(7), instant(rs, 8), instant(rs, 9), instant(rs, 10));
+    }
+
+    /** A timer's period (milliseconds) as ISO-8601, the form the API takes: PT1M, PT1.5S; null for a one-shot job. */
+    private static String period(ResultSet rs, int column) throws SQLException {
+        long millis = rs.getLong(column);
+        return rs.wasNull() ? null : java.time.Duration.ofMillis(millis).toString();
     }
 
     private static Instant instant(ResultSet rs, int column) throws SQLException {

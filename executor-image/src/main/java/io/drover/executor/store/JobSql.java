@@ -464,7 +464,7 @@ public final class JobSql {
     public String findJob() {
         return "select id, type, payload,"
                 + " case when " + HELD + " then 'running' when due_at > now() then 'scheduled' else 'due' end,"
-                + " due_at, attempts, max_attempts, repeat_interval::text, locked_by, last_error, created_at"
+                + " due_at, attempts, max_attempts, " + REPEAT_MILLIS + ", locked_by, last_error, created_at"
                 + " from " + job + " where id = ?";
     }
 
@@ -525,9 +525,19 @@ public final class JobSql {
                 + ") y) as dead_letters";
     }
 
+    /**
+     * A timer's period in milliseconds, which the API shows as ISO-8601 ({@code PT1M}): the
+     * interval's own text ({@code 00:01:00}) is no format the API takes back.
+     */
+    private static final String REPEAT_MILLIS = "(extract(epoch from repeat_interval) * 1000)::bigint";
+
+    /** The first statement of a transaction whose reads must see one snapshot. */
+    static final String ONE_SNAPSHOT = "set transaction isolation level repeatable read, read only";
+
     /** The dead-letter columns the API reads, in order. */
-    private static final String DEAD_COLUMNS = "id, type, payload, attempts, max_attempts, repeat_interval::text,"
+    private static final String DEAD_COLUMNS = "id, type, payload, attempts, max_attempts, " + REPEAT_MILLIS + ","
             + " error, due_at, created_at, failed_at";
+
 
     /** A page of dead letters by id, keyset-paged (stable while rows come and go). Parameters: after id, limit. */
     public String deadLetterPage() {

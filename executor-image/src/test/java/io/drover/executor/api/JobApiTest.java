@@ -115,7 +115,14 @@ class JobApiTest {
         long id = api().body("{\"type\":\"noop\",\"dueAt\":\"" + due + "\",\"repeatEvery\":\"PT1H\"}")
                 .post("/api/v1/jobs").then().statusCode(201).extract().jsonPath().getLong("id");
         api().get("/api/v1/jobs/" + id).then().statusCode(200).body("status", equalTo("scheduled"))
-                .body("repeatEvery", equalTo("01:00:00"));
+                .body("repeatEvery", equalTo("PT1H"));
+        // What the API shows, it takes back: the period as ISO-8601, not the database's interval text.
+        long again = api().body("{\"type\":\"noop\",\"dueAt\":\"" + due + "\",\"repeatEvery\":\"1.5s\"}")
+                .post("/api/v1/jobs").then().statusCode(201).extract().jsonPath().getLong("id");
+        String shown = api().get("/api/v1/jobs/" + again).then().statusCode(200).extract().jsonPath().getString("repeatEvery");
+        assertThat(shown).isEqualTo("PT1.5S");
+        api().body("{\"type\":\"noop\",\"dueAt\":\"" + due + "\",\"repeatEvery\":\"" + shown + "\"}")
+                .post("/api/v1/jobs").then().statusCode(201);
         api().get("/api/v1/stats").then().statusCode(200)
                 .body("futureTimers", org.hamcrest.Matchers.greaterThanOrEqualTo(1))
                 .body("cap", equalTo(1_000_000)).body("dueBacklog", notNullValue()).body("running", notNullValue());
@@ -157,6 +164,49 @@ class JobApiTest {
                 .body("errors[0].field", equalTo("payload")).body("errors[0].message", containsString("NUL character"));
         api().body("{\"jobs\":[{\"type\":\"noop\"},{\"type\":\"no\\u0000op\"}]}").post("/api/v1/jobs/batch").then()
                 .statusCode(400).body("errors[0].field", equalTo("jobs[1].type"));
+    }
+
+    /** Payload numbers are stored as written: no double in between (12345678901234567.89, 1e400, 1.50). */
+    @Test
+    void payloadNumbersAreKeptAsWritten() {
+        String due = Instant.now().plusSeconds(3600).toString(); // still in the table when read
+        long id = api().body("{\"type\":\"noop\",\"dueAt\":\"" + due + "\",\"payload\":{\"amount\":12345678901234567.89,\"huge\":1e400,"
+                        + "\"price\":1.50,\"big\":123456789012345678901234567890}}")
+                .post("/api/v1/jobs").then().statusCode(201).extract().jsonPath().getLong("id");
+        String payload = jobs().text("select payload from {s}.job where id = " + id);
+        assertThat(payload).contains("12345678901234567.89", "1E+400", "1.50", "123456789012345678901234567890")
+                .doesNotContain("Infinity", "E16");
+    }
+
+    /** A field given twice is refused naming it: last-wins would run another job than a gateway that keeps the first saw. */
+    @Test
+    void aFieldGivenTwiceIsRefusedNamingIt() {
+        long before = jobs().count("select count(*) from {s}.job");
+        api().body("{\"type\":\"noop\",\"type\":\"http\",\"payload\":{}}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("type"))
+                .body("message", equalTo("invalid JSON: type: is given more than once in one object"));
+        api().body("{\"type\":\"noop\",\"payload\":{\"a\":[{\"x\":1,\"x\":2}]}}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("payload.a[0].x"));
+        api().body("{\"type\":\"noop\",\"maxAttempts\":1.7}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("maxAttempts"));
+        assertThat(jobs().count("select count(*) from {s}.job")).as("jobs written by refused calls").isEqualTo(before);
+    }
+
+    /** Text that is not text (a lone surrogate), or a body in no encoding JSON allows: 400s naming the field, never a 500. */
+    @Test
+    void textThatIsNoTextIsRefusedNamingTheField() {
+        api().body("{\"type\":\"noop\",\"payload\":\"\\ud800x\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("payload")).body("errors[0].message", containsString("unpaired UTF-16 surrogate"));
+        api().body("{\"jobs\":[{\"type\":\"noop\"},{\"type\":\"no\\udc00op\"}]}").post("/api/v1/jobs/batch").then()
+                .statusCode(400).body("errors[0].field", equalTo("jobs[1].type"));
+        api().body("{\"type\":\"noop\",\"payload\":\"\\ud83d\\ude00\"}").post("/api/v1/jobs").then().statusCode(201);
+        api().body(new byte[] {0, 0, 0, 0x7B, 0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}).post("/api/v1/jobs").then()
+                .statusCode(400).body("errors[0].field", equalTo("body"));
+        // A refused value is echoed shortened, not whole (twice).
+        String longDue = "x".repeat(100_000);
+        String answer = api().body("{\"type\":\"noop\",\"dueAt\":\"" + longDue + "\"}").post("/api/v1/jobs").then()
+                .statusCode(400).body("errors[0].field", equalTo("dueAt")).extract().asString();
+        assertThat(answer.length()).isLessThan(2_000);
     }
 
     /**

@@ -38,6 +38,17 @@ public record Jobs(DataSource dataSource, String schema) {
         }
     }
 
+    /** The first column of the first row of a query ({s} is the schema), as text. */
+    public String text(String sqlAfterSchema) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sqlAfterSchema.replace("{s}", schema))) {
+            rs.next();
+            return rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Runs a statement ({s} is the schema) and returns the rows it changed. */
     public int execute(String sqlWithSchema) {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
