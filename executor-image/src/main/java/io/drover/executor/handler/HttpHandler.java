@@ -127,8 +127,11 @@ public final class HttpHandler implements JobHandler {
 
     private boolean allowed(URI url) {
         String host = url.getHost() == null ? "" : url.getHost().toLowerCase(Locale.ROOT);
-        int port = url.getPort() != -1 ? url.getPort() : "https".equals(url.getScheme()) ? 443 : 80;
-        if (defaultUrl.isPresent() && host.equals(defaultUrl.get().getHost().toLowerCase(Locale.ROOT))) {
+        int port = port(url);
+        // The configured URL allows its own origin (scheme, host and port), not every port of its
+        // host: hooks.internal:8080 does not open hooks.internal:6379.
+        if (defaultUrl.isPresent() && host.equals(defaultUrl.get().getHost().toLowerCase(Locale.ROOT))
+                && port == port(defaultUrl.get()) && url.getScheme().equals(defaultUrl.get().getScheme())) {
             return true;
         }
         for (String entry : allowedHosts) {
@@ -144,18 +147,28 @@ public final class HttpHandler implements JobHandler {
         return false;
     }
 
+    private static int port(URI url) {
+        return url.getPort() != -1 ? url.getPort() : "https".equals(url.getScheme()) ? 443 : 80;
+    }
+
+    /**
+     * The payload's URL. The reasons it is refused never quote it: a dead letter's error is shown
+     * to read-only API callers, and a URL can carry a secret (a token in its query or user part).
+     */
     private static URI parse(String url) throws InvalidPayloadException {
         try {
-            URI uri = URI.create(url);
+            URI uri = new URI(url);
             if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
-                throw new InvalidPayloadException("http job url must be http or https, got " + SleepHandler.abbreviate(url));
+                throw new InvalidPayloadException("http job url must be http or https, got "
+                        + (uri.getScheme() == null ? "no scheme" : "scheme '" + SleepHandler.abbreviate(uri.getScheme()) + "'"));
             }
             if (uri.getHost() == null) {
-                throw new InvalidPayloadException("http job url has no host: " + SleepHandler.abbreviate(url));
+                throw new InvalidPayloadException("http job url has no host");
             }
             return uri;
-        } catch (IllegalArgumentException e) {
-            throw new InvalidPayloadException("http job url is not a valid URI: " + SleepHandler.abbreviate(url), e);
+        } catch (java.net.URISyntaxException e) {
+            throw new InvalidPayloadException("http job url is not a valid URI (" + e.getReason() + " at character "
+                    + e.getIndex() + ")", e);
         }
     }
 }

@@ -122,10 +122,31 @@ class HttpHandlerTest {
     }
 
     @Test
-    void thePayloadMayNameTheConfiguredUrlsHost() throws Exception {
-        new HttpHandler(Optional.of(URI.create(base + "/broken")), Duration.ofSeconds(5), List.of())
-                .execute(job("{\"url\":\"" + base + "/ok\",\"body\":1}"));
+    void thePayloadMayNameTheConfiguredUrlsOrigin() throws Exception {
+        HttpHandler handler = new HttpHandler(Optional.of(URI.create(base + "/broken")), Duration.ofSeconds(5), List.of());
+        handler.execute(job("{\"url\":\"" + base + "/ok\",\"body\":1}"));
         assertThat(received).containsExactly("1 job=42");
+        // Its origin only: another port or scheme of that host is not opened by it.
+        HttpHandler hooks = new HttpHandler(Optional.of(URI.create("http://hooks.internal:8080/in")), Duration.ofSeconds(5), List.of());
+        assertThat(hooks.allowedUrl("http://hooks.internal:8080/other")).isTrue();
+        assertThat(hooks.allowedUrl("http://HOOKS.internal:8080/other")).isTrue();
+        assertThat(hooks.allowedUrl("http://hooks.internal:6379/")).isFalse();
+        assertThat(hooks.allowedUrl("http://hooks.internal/")).isFalse();
+        assertThat(hooks.allowedUrl("https://hooks.internal:8080/")).isFalse();
+        assertThat(new HttpHandler(Optional.of(URI.create("https://hooks.example")), Duration.ofSeconds(5), List.of())
+                .allowedUrl("https://hooks.example:443/x")).as("the scheme's port, written or not").isTrue();
+    }
+
+    /** A refused URL is not quoted in the reason (the dead letter's payload holds it already; logs need not). */
+    @Test
+    void aRefusedUrlIsNotQuoted() {
+        HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(5), List.of("api.example.com"));
+        for (String url : List.of("ftp://user:s3cret@api.example.com/x", "//api.example.com/x?token=s3cret",
+                "http://api.example.com/x y?token=s3cret", "https:///x?token=s3cret")) {
+            assertThatThrownBy(() -> handler.execute(job("{\"url\":\"" + url + "\"}"))).as(url)
+                    .isInstanceOf(InvalidPayloadException.class).message().doesNotContain("s3cret");
+        }
+        assertThat(received).isEmpty();
     }
 
     @Test
