@@ -29,6 +29,16 @@ final class DatabaseStartup {
             NodeProblem.DatabaseNotFound, NodeProblem.DatabasePermissionDenied, NodeProblem.ExecutorError);
     private static final long MAX_BACKOFF_MILLIS = 15_000;
 
+    /** A start-up step found what no waiting fixes, and names it: the node fails at once with this problem. */
+    static final class Unsuitable extends Exception {
+        private final NodeProblem problem;
+
+        Unsuitable(NodeProblem problem, String message) {
+            super(message);
+            this.problem = problem;
+        }
+    }
+
     /** A start-up step that may fail. */
     @FunctionalInterface
     interface Step {
@@ -84,6 +94,8 @@ final class DatabaseStartup {
                     LOG.infof("%s succeeded after: %s", what, last);
                 }
                 return;
+            } catch (Unsuitable e) {
+                throw new Failed(e.problem, what + " failed: " + e.getMessage(), e);
             } catch (Exception e) {
                 String cause = cause(e);
                 DatabaseDiagnosis diagnosis = DatabaseDiagnosis.of(e);

@@ -75,6 +75,8 @@ public class ExecutorNode {
 
     private void startUp(HandlerRegistry handlers) {
         try {
+            DatabaseStartup.retry("Checking the database", this::checkDatabase, config.startupTimeout(),
+                    status -> waitingFor = status);
             DatabaseStartup.retry("Migrating the schema " + settings.schema(), flyway::migrate,
                     config.startupTimeout(), status -> waitingFor = status);
             if (!config.enabled()) {
@@ -93,6 +95,13 @@ public class ExecutorNode {
             Thread.currentThread().interrupt(); // shutting down while starting
         } catch (RuntimeException e) {
             fail(NodeProblem.StartupFailed.name(), "Start-up failed: " + DatabaseStartup.cause(e), e);
+        }
+    }
+
+    private void checkDatabase() throws Exception {
+        var problem = io.drover.executor.store.DatabaseEncoding.problem(dataSource);
+        if (problem.isPresent()) {
+            throw new DatabaseStartup.Unsuitable(NodeProblem.StartupFailed, problem.get());
         }
     }
 

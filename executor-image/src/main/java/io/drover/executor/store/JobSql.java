@@ -531,6 +531,9 @@ public final class JobSql {
      */
     private static final String REPEAT_MILLIS = "(extract(epoch from repeat_interval) * 1000)::bigint";
 
+    /** The database's encoding and name (DatabaseEncoding). */
+    static final String SERVER_ENCODING = "select current_setting('server_encoding'), current_database()";
+
     /** The first statement of a transaction whose reads must see one snapshot. */
     static final String ONE_SNAPSHOT = "set transaction isolation level repeatable read, read only";
 

@@ -30,6 +30,20 @@ class DatabaseStartupTest {
                 .isEqualTo(NodeProblem.MigrationFailed);
     }
 
+    /** A step that finds what no waiting fixes (a database in another encoding) ends the start at once, with its reason. */
+    @Test
+    void anUnsuitableDatabaseEndsTheStartAtOnceWithItsReason() {
+        AtomicInteger runs = new AtomicInteger();
+        DatabaseStartup.Failed failed = catchThrowableOfType(DatabaseStartup.Failed.class, () -> DatabaseStartup.retry(
+                "Checking the database", () -> {
+                    runs.incrementAndGet();
+                    throw new DatabaseStartup.Unsuitable(NodeProblem.StartupFailed, "the database jobs uses the encoding LATIN1");
+                }, Duration.ofMinutes(1), status -> { }));
+        assertThat(failed.problem()).isEqualTo(NodeProblem.StartupFailed);
+        assertThat(failed.getMessage()).isEqualTo("Checking the database failed: the database jobs uses the encoding LATIN1");
+        assertThat(runs).hasValue(1);
+    }
+
     @Test
     void whatMayPassIsRetriedAndThenNamedAsARunningNodeWouldNameIt() throws Exception {
         assertThat(failsAfterTheTimeout(new SQLException("Connection refused", "08001"))).isEqualTo(NodeProblem.DatabaseUnreachable);
