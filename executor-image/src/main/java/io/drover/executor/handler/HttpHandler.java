@@ -152,8 +152,8 @@ public final class HttpHandler implements JobHandler {
     }
 
     /**
-     * The payload's URL. The reasons it is refused never quote it: a dead letter's error is shown
-     * to read-only API callers, and a URL can carry a secret (a token in its query or user part).
+     * The payload's URL. The reasons it is refused do not quote it: the payload holds it already,
+     * and a URL can carry a secret (a token in its query or user part) that the log need not.
      */
     private static URI parse(String url) throws InvalidPayloadException {
         try {

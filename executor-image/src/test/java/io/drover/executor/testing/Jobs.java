@@ -29,21 +29,25 @@ public record Jobs(DataSource dataSource, String schema) {
     }
 
     public long count(String sqlAfterSchema) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sqlAfterSchema.replace("{s}", schema))) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return first(sqlAfterSchema, rs -> rs.getLong(1));
     }
 
     /** The first column of the first row of a query ({s} is the schema), as text. */
     public String text(String sqlAfterSchema) {
+        return first(sqlAfterSchema, rs -> rs.getString(1));
+    }
+
+    private interface Column<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private <T> T first(String sqlAfterSchema, Column<T> column) {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery(sqlAfterSchema.replace("{s}", schema))) {
-            rs.next();
-            return rs.getString(1);
+            if (!rs.next()) {
+                throw new IllegalStateException("no row: " + sqlAfterSchema);
+            }
+            return column.read(rs);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
