@@ -317,23 +317,24 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * Only the node count changes: patched alone, so a template someone changed outside the
-     * operator within {@link OutsideChanges#QUIET} of a restore (or one a failed comparison did not
-     * look at this pass) is not written back, which would roll the executors without the guard or
-     * an event. The patch carries the resourceVersion read: if the count changed meanwhile (the
-     * autoscaler), it fails with a conflict and the pass is retried with fresh data.
+     * Only the node count changes: the stored StatefulSet is written back with the new count and
+     * nothing else of the operator's, so a template someone changed outside the operator within
+     * {@link OutsideChanges#QUIET} of a restore (or one a failed comparison did not look at this
+     * pass) is not written back, which would roll the executors without the guard or an event.
+     * An update (the verb the chart grants; not a patch) of a copy of the cached object: it carries
+     * the resourceVersion read, so if the count changed meanwhile (the autoscaler) it fails with a
+     * conflict and the pass is retried with fresh data.
      */
     private StatefulSet scale(ExecutorCluster ec, KubernetesClient client, StatefulSet current, Integer wasReplicas, int replicas) {
         LOG.infof("%s/%s: scaling executor StatefulSet from %s to %d nodes", ec.getMetadata().getNamespace(),
                 ec.getMetadata().getName(), wasReplicas, replicas);
-        String patch = "{\"metadata\":{\"resourceVersion\":\"" + current.getMetadata().getResourceVersion()
-                + "\"},\"spec\":{\"replicas\":" + replicas + "}}";
-        StatefulSet scaled = client.apps().statefulSets().inNamespace(current.getMetadata().getNamespace())
-                .withName(current.getMetadata().getName())
-                .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-                        patch);
+        StatefulSet scaled = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder(current)
+                .editMetadata().withManagedFields((List<io.fabric8.kubernetes.api.model.ManagedFieldsEntry>) null).endMetadata()
+                .editSpec().withReplicas(replicas).endSpec()
+                .withStatus(null).build();
+        StatefulSet updated = client.resource(scaled).update();
         events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
-        return scaled;
+        return updated;
     }
 
     /** Dry runs made to look for outside changes of a cluster's StatefulSet, for tests. */
@@ -463,10 +464,36 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (extraData || !Objects.equals(written.getData(), configMap.getData())) {
             LOG.infof("%s/%s: removing keys added to ConfigMap %s outside the operator", ec.getMetadata().getNamespace(),
                     ec.getMetadata().getName(), configMap.getMetadata().getName());
-            configMap.getMetadata().setResourceVersion(written.getMetadata().getResourceVersion());
-            client.resource(configMap).update();
-            configMap.getMetadata().setResourceVersion(null);
+            client.configMaps().inNamespace(configMap.getMetadata().getNamespace()).withName(configMap.getMetadata().getName())
+                    .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                            withoutForeignKeys(written, configMap));
         }
+    }
+
+    /**
+     * A JSON merge patch that removes what {@code written} has beyond {@code declared} (a null per
+     * foreign key, binaryData whole), with the resourceVersion read: a patch, the verb the chart
+     * grants on ConfigMaps (not update), and a conflict if the ConfigMap changed meanwhile.
+     */
+    static String withoutForeignKeys(ConfigMap written, ConfigMap declared) {
+        var json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+        var patch = json.objectNode();
+        patch.putObject("metadata").put("resourceVersion", written.getMetadata().getResourceVersion());
+        var data = patch.putObject("data");
+        Map<String, String> declaredData = declared.getData() == null ? Map.of() : declared.getData();
+        if (written.getData() != null) {
+            for (String key : new java.util.TreeSet<>(written.getData().keySet())) {
+                if (declaredData.containsKey(key)) {
+                    data.put(key, declaredData.get(key));
+                } else {
+                    data.putNull(key);
+                }
+            }
+        }
+        if (written.getBinaryData() != null && !written.getBinaryData().isEmpty()) {
+            patch.putNull("binaryData");
+        }
+        return patch.toString();
     }
 
     private static void own(ExecutorCluster ec, HasMetadata object) {

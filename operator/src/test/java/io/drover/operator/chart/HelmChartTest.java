@@ -144,6 +144,11 @@ class HelmChartTest {
         assertThat(canI(sa, "list", "executorclusters.drover.io", "rbac-team")).isTrue();
         assertThat(canI(sa, "list", "executorclusters.drover.io", null)).isFalse();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-team")).isTrue();
+        // The writes the reconciler makes, by the verb each needs (its tests run as an admin, so
+        // only this says the chart grants them): a scale alone updates the StatefulSet; keys added
+        // to the settings ConfigMap by hand are removed with a merge patch.
+        assertThat(canI(sa, "update", "statefulsets.apps", "rbac-team")).isTrue();
+        assertThat(canI(sa, "patch", "configmaps", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-other")).isFalse();
         assertThat(canI(sa, "create", "pods", "rbac-team")).isFalse();
         assertThat(canI(sa, "watch", "pods", "rbac-team")).as("pod status, for root causes").isTrue();
