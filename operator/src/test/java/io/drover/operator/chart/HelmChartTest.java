@@ -223,6 +223,27 @@ class HelmChartTest {
         assertThat(r.output).contains("clusterWide: true manages every namespace: leave watchNamespaces empty");
     }
 
+    /** Two operators without a leader would both write every cluster; one without, replaced rather than surged. */
+    @Test
+    void moreThanOneOperatorNeedsLeaderElection() throws Exception {
+        Result r = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
+                "--set", "replicas=2", "--set", "leaderElection.enabled=false"));
+        assertThat(r.exit).isNotZero();
+        assertThat(r.output).contains("replicas above 1 need leaderElection.enabled");
+        Result single = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
+                "--set", "leaderElection.enabled=false", "--show-only", "templates/deployment.yaml"));
+        assertThat(single.exit).as(single.output).isZero();
+        assertThat(single.output).contains("type: Recreate");
+    }
+
+    /** The CRD's CEL rules use the CIDR library, which a 1.30 API server refuses in a new rule. */
+    @Test
+    void theChartRefusesAKubernetesTooOldForItsCrd() throws Exception {
+        Result old = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.30.9"));
+        assertThat(old.exit).isNotZero();
+        assertThat(old.output).contains("incompatible with Kubernetes v1.30.9");
+    }
+
     private static void install(String release, String namespace, String... values) throws Exception {
         List<String> template = new ArrayList<>(List.of(bin("helm"), "template", release, CHART.toString(),
                 "--namespace", namespace, "--kube-version", "1.34.2"));

@@ -22,8 +22,8 @@ import java.util.List;
  *
  * <p>Lists and strings are bounded, so the rules stay within the API server's CEL cost budget
  * (it refuses a CRD whose rules could cost more on the largest object). The CIDR functions
- * ({@code isCIDR}, {@code cidr}) are Kubernetes' CEL library, served from 1.30 (the chart's
- * kubeVersion).
+ * ({@code isCIDR}, {@code cidr}) are Kubernetes' CEL library, which the API server takes in a new
+ * rule from 1.31 (the chart's kubeVersion).
  */
 final class NetworkPolicySchema {
     static final long MAX_ENTRIES = 32;
