@@ -223,6 +223,58 @@ class HelmChartTest {
         assertThat(r.output).contains("clusterWide: true manages every namespace: leave watchNamespaces empty");
     }
 
+    /**
+     * What RBAC cannot limit, the chart's admission policy does, for the operator's ServiceAccount
+     * only: no Secret but an Opaque {@code <cluster>-api} or {@code <cluster>-roll-key} (a stolen
+     * token could otherwise mint any ServiceAccount's token), and no write to an object the
+     * operator does not label as its own.
+     */
+    @Test
+    void theOperatorMayWriteOnlyWhatItMakes() throws Exception {
+        for (String ns : List.of("vap-system", "vap-team")) {
+            kubectl("create", "namespace", ns);
+        }
+        install("vap", "vap-system", "--set", "watchNamespaces={vap-team}");
+        String sa = "--as=system:serviceaccount:vap-system:vap-drover-operator";
+        kubectl("-n", "vap-team", "create", "serviceaccount", "victim");
+        kubectl("-n", "vap-team", "create", "configmap", "someone-elses", "--from-literal=a=b");
+        Path token = Files.createTempFile("sa-token", ".yaml");
+        Files.writeString(token, """
+                apiVersion: v1
+                kind: Secret
+                metadata:
+                  name: victim-api
+                  namespace: vap-team
+                  labels: {app.kubernetes.io/managed-by: drover-operator}
+                  annotations: {kubernetes.io/service-account.name: victim}
+                type: kubernetes.io/service-account-token
+                """);
+        // The policy takes effect once the API server has loaded it.
+        org.awaitility.Awaitility.await("the operator may not mint a token").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(kubectl(sa, "create", "-f", token.toString()).output)
+                        .contains("creates only Opaque Secrets named <cluster>-api or <cluster>-roll-key"));
+        Result foreign = kubectl(sa, "-n", "vap-team", "label", "configmap", "someone-elses", "x=y");
+        assertThat(foreign.exit).isNotZero();
+        assertThat(foreign.output).contains("writes only objects labelled app.kubernetes.io/managed-by=drover-operator");
+        Result unlabelled = kubectl(sa, "-n", "vap-team", "create", "secret", "generic", "jobs-api", "--from-literal=token=t");
+        assertThat(unlabelled.output).contains("writes only objects labelled");
+        // What the operator makes is let through, and the policy binds nobody else.
+        Path own = Files.createTempFile("own-secret", ".yaml");
+        Files.writeString(own, """
+                apiVersion: v1
+                kind: Secret
+                metadata:
+                  name: jobs-api
+                  namespace: vap-team
+                  labels: {app.kubernetes.io/managed-by: drover-operator}
+                type: Opaque
+                stringData: {token: t}
+                """);
+        Result created = kubectl(sa, "create", "-f", own.toString());
+        assertThat(created.exit).as(created.output).isZero();
+        assertThat(kubectl("-n", "vap-team", "label", "configmap", "someone-elses", "x=y").exit).as("an admin").isZero();
+    }
+
     /** Two operators without a leader would both write every cluster; one without, replaced rather than surged. */
     @Test
     void moreThanOneOperatorNeedsLeaderElection() throws Exception {
