@@ -238,17 +238,8 @@ class HelmChartTest {
         String sa = "--as=system:serviceaccount:vap-system:vap-drover-operator";
         kubectl("-n", "vap-team", "create", "serviceaccount", "victim");
         kubectl("-n", "vap-team", "create", "configmap", "someone-elses", "--from-literal=a=b");
-        Path token = Files.createTempFile("sa-token", ".yaml");
-        Files.writeString(token, """
-                apiVersion: v1
-                kind: Secret
-                metadata:
-                  name: victim-api
-                  namespace: vap-team
-                  labels: {app.kubernetes.io/managed-by: drover-operator}
-                  annotations: {kubernetes.io/service-account.name: victim}
-                type: kubernetes.io/service-account-token
-                """);
+        Path token = secret("victim-api", "kubernetes.io/service-account-token",
+                "  annotations: {kubernetes.io/service-account.name: victim}\n");
         // The policy takes effect once the API server has loaded it.
         org.awaitility.Awaitility.await("the operator may not mint a token").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(kubectl(sa, "create", "-f", token.toString()).output)
@@ -259,20 +250,18 @@ class HelmChartTest {
         Result unlabelled = kubectl(sa, "-n", "vap-team", "create", "secret", "generic", "jobs-api", "--from-literal=token=t");
         assertThat(unlabelled.output).contains("writes only objects labelled");
         // What the operator makes is let through, and the policy binds nobody else.
-        Path own = Files.createTempFile("own-secret", ".yaml");
-        Files.writeString(own, """
-                apiVersion: v1
-                kind: Secret
-                metadata:
-                  name: jobs-api
-                  namespace: vap-team
-                  labels: {app.kubernetes.io/managed-by: drover-operator}
-                type: Opaque
-                stringData: {token: t}
-                """);
+        Path own = secret("jobs-api", "Opaque", "");
         Result created = kubectl(sa, "create", "-f", own.toString());
         assertThat(created.exit).as(created.output).isZero();
         assertThat(kubectl("-n", "vap-team", "label", "configmap", "someone-elses", "x=y").exit).as("an admin").isZero();
+    }
+
+    /** A Secret manifest in vap-team labelled as the operator's, of the given type. */
+    private static Path secret(String name, String type, String moreMetadata) throws IOException {
+        Path file = Files.createTempFile(name, ".yaml");
+        Files.writeString(file, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: vap-team\n"
+                + "  labels: {app.kubernetes.io/managed-by: drover-operator}\n" + moreMetadata + "type: " + type + "\n");
+        return file;
     }
 
     /** Two operators without a leader would both write every cluster; one without, replaced rather than surged. */
