@@ -75,10 +75,12 @@ public class ExecutorNode {
 
     private void startUp(HandlerRegistry handlers) {
         try {
-            DatabaseStartup.retry("Checking the database", this::checkDatabase, config.startupTimeout(),
-                    status -> waitingFor = status);
-            DatabaseStartup.retry("Migrating the schema " + settings.schema(), flyway::migrate,
-                    config.startupTimeout(), status -> waitingFor = status);
+            // One step, one name ("Migrating the schema x"), which readiness, the log and the
+            // termination message say: the database is checked first, before anything changes in it.
+            DatabaseStartup.retry("Migrating the schema " + settings.schema(), () -> {
+                checkDatabase();
+                flyway.migrate();
+            }, config.startupTimeout(), status -> waitingFor = status);
             if (!config.enabled()) {
                 LOG.info("Job execution disabled (drover.enabled=false)");
             } else {
