@@ -108,7 +108,7 @@ public final class HttpHandler implements JobHandler {
                 URI url = parse(node.get("url").asText());
                 if (!allowed(url)) {
                     throw new InvalidPayloadException("http job url host '" + url.getHost() + "' is not in"
-                            + " drover.http.allowedHosts (nor the host of drover.http.url)");
+                            + " drover.http.allowedHosts (nor the origin of drover.http.url: its scheme, host and port)");
                 }
                 JsonNode inner = node.get("body");
                 String innerBody = inner == null ? "" : inner.isTextual() ? inner.asText() : inner.toString();
@@ -167,8 +167,8 @@ public final class HttpHandler implements JobHandler {
             }
             return uri;
         } catch (java.net.URISyntaxException e) {
-            throw new InvalidPayloadException("http job url is not a valid URI (" + e.getReason() + " at character "
-                    + e.getIndex() + ")", e);
+            throw new InvalidPayloadException("http job url is not a valid URI (" + e.getReason()
+                    + (e.getIndex() < 0 ? "" : " at character " + e.getIndex()) + ")", e);
         }
     }
 }

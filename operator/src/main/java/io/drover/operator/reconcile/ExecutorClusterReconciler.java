@@ -298,14 +298,16 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (!changedOutside) {
             client.resource(desired).dryRun().update();
         }
+        Instant restoring = Instant.now();
         if (changedOutside) {
-            outsideChanges.restored(ec.getMetadata().getUid(), Instant.now(), desired);
+            OutsideChanges.markRestoring(desired, restoring);
         }
         writeSettings(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
         } else if (changedOutside) {
+            outsideChanges.restored(ec.getMetadata().getUid(), restoring);
             events.warning(client, ec, "StatefulSetRestored", "Update", "Restored executor StatefulSet "
                     + desired.getMetadata().getName() + " as the ExecutorCluster declares it: its spec was changed outside the"
                     + " operator (e.g. kubectl edit or set image); change the ExecutorCluster instead");

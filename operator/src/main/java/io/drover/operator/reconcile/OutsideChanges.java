@@ -91,13 +91,20 @@ final class OutsideChanges {
         return !lastRestore.containsKey(clusterUid) && (recorded == null || !recorded.plus(QUIET).isAfter(now));
     }
 
-    /** Remembers the restore, and records it on the StatefulSet about to be written. */
-    void restored(String clusterUid, Instant now, StatefulSet desired) {
-        lastRestore.put(clusterUid, now);
+    /**
+     * Records a restore on the StatefulSet about to be written; {@link #restored} once the write
+     * succeeded (a failed write is no restore: the next pass may restore at once).
+     */
+    static void markRestoring(StatefulSet desired, Instant now) {
         var annotations = desired.getMetadata().getAnnotations() == null ? new java.util.LinkedHashMap<String, String>()
                 : new java.util.LinkedHashMap<>(desired.getMetadata().getAnnotations());
         annotations.put(RESTORED_AT, now.toString());
         desired.getMetadata().setAnnotations(annotations);
+    }
+
+    /** Remembers a restore the API server took. */
+    void restored(String clusterUid, Instant now) {
+        lastRestore.put(clusterUid, now);
     }
 
     private static Instant restoredAt(StatefulSet current) {

@@ -35,7 +35,9 @@ class OutsideChangesTest {
         StatefulSet stored = sts(3, "drover:1", Map.of());
         assertThat(changes.mayRestore("a", t0, stored)).isTrue();
         StatefulSet written = sts(3, "drover:1", Map.of());
-        changes.restored("a", t0, written);
+        OutsideChanges.markRestoring(written, t0);
+        assertThat(changes.mayRestore("a", t0.plusSeconds(1), stored)).as("marked, not yet written: no restore yet").isTrue();
+        changes.restored("a", t0);
         assertThat(changes.mayRestore("a", t0.plusSeconds(299), stored)).isFalse();
         assertThat(changes.mayRestore("b", t0.plusSeconds(299), stored)).as("another cluster").isTrue();
         assertThat(changes.mayRestore("a", t0.plus(OutsideChanges.QUIET), stored)).isTrue();
