@@ -312,7 +312,10 @@ class DroverE2E {
             log("denied: " + degraded);
             assertThat(String.valueOf(degraded.get("message"))).contains("pod denied-0 is not ready", "SQLState 42501")
                     .doesNotContain("permission denied for table");
-            assertThat(String.valueOf(k.condition(NS, "denied", "Ready").get("reason"))).isEqualTo("DatabasePermissionDenied");
+            // Ready follows the StatefulSet's readyReplicas, which its controller updates after the
+            // pod's own Ready condition (which Degraded read): a pass or two later.
+            await("denied Ready DatabasePermissionDenied").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> String.valueOf(k.condition(NS, "denied", "Ready").get("reason")), "DatabasePermissionDenied"::equals);
         } finally {
             kubectl("delete", "executorcluster", "denied", "-n", NS, "--wait=true");
         }
