@@ -39,7 +39,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   verbs: [get, list, watch]
 - apiGroups: [drover.io]
   resources: [executorclusters/status]
-  verbs: [get, patch, update]
+  verbs: [get, patch]
 # Owner references with blockOwnerDeletion need update on the owner's finalizers.
 - apiGroups: [drover.io]
   resources: [executorclusters/finalizers]
@@ -100,4 +100,25 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if eq (toString $enabled) "auto" -}}
 {{- if $root.Capabilities.APIVersions.Has "monitoring.coreos.com/v1" -}}true{{- end -}}
 {{- else if $enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+A CEL test that the image in the expression given is allowed by the list in the expression
+given (entries of executorImage.allowedImages): the image itself, the repository with any tag
+or digest (the rest has no '/': "registry.internal" does not allow
+"registry.internal:5000/miner", another registry's image), or a prefix ending in "/". The same
+rule as the operator's ImagePolicy. Call with (list "image expression" "list expression").
+*/}}
+{{- define "drover-operator.imageAllowedCel" -}}
+{{- $image := index . 0 -}}
+{{- $allowed := index . 1 -}}
+{{ $allowed }}.exists(a, {{ $image }} == a || (a.endsWith('/') && {{ $image }}.startsWith(a)) || (({{ $image }}.startsWith(a + ':') || {{ $image }}.startsWith(a + '@')) && !{{ $image }}.substring(size(a)).contains('/')))
+{{- end -}}
+
+{{/* The images the operator runs when an ExecutorCluster names none. */}}
+{{- define "drover-operator.executorImage" -}}
+{{ .Values.executorImage.repository }}:{{ .Values.executorImage.tag | default .Chart.AppVersion }}
+{{- end -}}
+{{- define "drover-operator.flowableImage" -}}
+{{ .Values.flowableImage.repository }}:{{ .Values.flowableImage.tag | default .Chart.AppVersion }}
 {{- end -}}

@@ -3,8 +3,12 @@ package io.drover.operator.chart;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -217,8 +221,7 @@ class HelmChartTest {
 
     @Test
     void clusterWideExcludesWatchNamespaces() throws Exception {
-        Result r = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
-                "--set", "clusterWide=true", "--set", "watchNamespaces={a}"));
+        Result r = template("--set", "clusterWide=true", "--set", "watchNamespaces={a}");
         assertThat(r.exit).isNotZero();
         assertThat(r.output).contains("clusterWide: true manages every namespace: leave watchNamespaces empty");
     }
@@ -226,8 +229,8 @@ class HelmChartTest {
     /**
      * What RBAC cannot limit, the chart's admission policy does, for the operator's ServiceAccount
      * only: no Secret but an Opaque {@code <cluster>-api} or {@code <cluster>-roll-key} (a stolen
-     * token could otherwise mint any ServiceAccount's token), and no write to an object the
-     * operator does not label as its own.
+     * token could otherwise mint any ServiceAccount's token), nothing created without its label
+     * and an ExecutorCluster's controller reference, and no write to an object that carries neither.
      */
     @Test
     void theOperatorMayWriteOnlyWhatItMakes() throws Exception {
@@ -236,24 +239,120 @@ class HelmChartTest {
         }
         install("vap", "vap-system", "--set", "watchNamespaces={vap-team}");
         String sa = "--as=system:serviceaccount:vap-system:vap-drover-operator";
+        ExecutorCluster owner = Clusters.create(TestCluster.get().client(), "vap-team", Clusters.yaml("jobs", ""));
         kubectl("-n", "vap-team", "create", "serviceaccount", "victim");
         kubectl("-n", "vap-team", "create", "configmap", "someone-elses", "--from-literal=a=b");
         Path token = secret("victim-api", "kubernetes.io/service-account-token",
-                "  annotations: {kubernetes.io/service-account.name: victim}\n");
+                "  annotations: {kubernetes.io/service-account.name: victim}\n" + ownedBy(owner));
         // The policy takes effect once the API server has loaded it.
         org.awaitility.Awaitility.await("the operator may not mint a token").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(kubectl(sa, "create", "-f", token.toString()).output)
                         .contains("creates only Opaque Secrets named <cluster>-api or <cluster>-roll-key"));
         Result foreign = kubectl(sa, "-n", "vap-team", "label", "configmap", "someone-elses", "x=y");
         assertThat(foreign.exit).isNotZero();
-        assertThat(foreign.output).contains("writes only objects labelled app.kubernetes.io/managed-by=drover-operator");
+        assertThat(foreign.output).contains("writes only objects labelled app.kubernetes.io/managed-by=drover-operator"
+                + " and controlled by an ExecutorCluster");
         Result unlabelled = kubectl(sa, "-n", "vap-team", "create", "secret", "generic", "jobs-api", "--from-literal=token=t");
         assertThat(unlabelled.output).contains("writes only objects labelled");
+        Result unowned = kubectl(sa, "create", "-f", secret("jobs-api", "Opaque", "").toString());
+        assertThat(unowned.exit).as("labelled, but no cluster's").isNotZero();
+        assertThat(unowned.output).contains("controlled by an ExecutorCluster");
         // What the operator makes is let through, and the policy binds nobody else.
-        Path own = secret("jobs-api", "Opaque", "");
-        Result created = kubectl(sa, "create", "-f", own.toString());
+        Result created = kubectl(sa, "create", "-f", secret("jobs-api", "Opaque", ownedBy(owner)).toString());
         assertThat(created.exit).as(created.output).isZero();
         assertThat(kubectl("-n", "vap-team", "label", "configmap", "someone-elses", "x=y").exit).as("an admin").isZero();
+        // Its own object whose label someone removed: its next write puts the label back.
+        Path settings = Files.createTempFile("jobs-settings", ".yaml");
+        Files.writeString(settings, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: jobs-settings\n  namespace: vap-team\n"
+                + ownedBy(owner) + "data: {a: b}\n");
+        assertThat(kubectl("create", "-f", settings.toString()).exit).isZero();
+        Result relabel = kubectl(sa, "-n", "vap-team", "label", "configmap", "jobs-settings", "app.kubernetes.io/managed-by=drover-operator");
+        assertThat(relabel.exit).as(relabel.output).isZero();
+    }
+
+    /**
+     * The operator may create StatefulSets, that is run pods: the chart's policy lets it run only
+     * pods shaped as ExecutorStatefulSet makes them, so a stolen token cannot run a pod with
+     * another ServiceAccount's token, the host's namespaces, a hostPath, or an image outside
+     * executorImage.allowedImages. Every manifest is the operator's own, changed in one place,
+     * sent as the operator by a server-side dry run.
+     */
+    @Test
+    void theOperatorRunsOnlyPodsShapedAsItMakesThem() throws Exception {
+        for (String ns : List.of("pods-system", "pods-team")) {
+            kubectl("create", "namespace", ns);
+        }
+        install("pods", "pods-system", "--set", "watchNamespaces={pods-team}", "--set", "executorImage.tag=t1",
+                "--set", "executorImage.allowedImages={registry.example.com/drover/}");
+        String sa = "--as=system:serviceaccount:pods-system:pods-drover-operator";
+        var client = TestCluster.get().client();
+        ExecutorCluster plain = Clusters.create(client, "pods-team", Clusters.yaml("plain", ""));
+        ExecutorCluster full = Clusters.create(client, "pods-team", Clusters.yaml("full", """
+                image: registry.example.com/drover/executor:2
+                database: {host: db, name: jobs, credentialsSecret: {name: jobs-db}, caBundle: {secret: db-ca}}
+                placement: {nodeSelector: {pool: jobs}, tolerations: [{key: jobs, operator: Exists}]}
+                env: [{name: FOO, value: bar}]
+                jvmOptions: -Xmx1g
+                """));
+        StatefulSet defaultImage = statefulSet(plain, "localhost/drover-executor:t1");
+        org.awaitility.Awaitility.await("the policy is loaded").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() -> assertThat(dryRunAs(sa, withPod(defaultImage, p -> p.setServiceAccountName("victim"))).output)
+                        .contains("runs executor pods only as it makes them"));
+        for (StatefulSet own : List.of(defaultImage, statefulSet(full, "localhost/drover-executor:t1"))) {
+            Result r = dryRunAs(sa, own);
+            assertThat(r.exit).as(r.output).isZero();
+        }
+        Map<String, java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec>> pods = Map.of(
+                "a token mounted", p -> p.setAutomountServiceAccountToken(true),
+                "the host's network", p -> p.setHostNetwork(true),
+                "a hostPath", p -> p.getVolumes().add(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("root")
+                        .withNewHostPath().withPath("/").endHostPath().build()),
+                "a projected token", p -> p.getVolumes().add(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("t")
+                        .withNewProjected().addNewSource().withNewServiceAccountToken().withPath("t").endServiceAccountToken()
+                        .endSource().endProjected().build()),
+                "an init container", p -> p.setInitContainers(List.of(new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                        .withName("init").withImage("registry.example.com/drover/executor:2").build())));
+        for (var change : pods.entrySet()) {
+            Result r = dryRunAs(sa, withPod(defaultImage, change.getValue()));
+            assertThat(r.exit).as(change.getKey()).isNotZero();
+            assertThat(r.output).as(change.getKey()).contains("runs executor pods only as it makes them");
+        }
+        Map<String, java.util.function.Consumer<io.fabric8.kubernetes.api.model.Container>> containers = Map.of(
+                "another image", c -> c.setImage("evil.example.com/miner:1"),
+                "a look-alike of the allowed prefix", c -> c.setImage("registry.example.com/drover-evil/x:1"),
+                "a command", c -> c.setCommand(List.of("sh", "-c", "cat /var/run/secrets/*")),
+                "a capability added", c -> c.getSecurityContext().getCapabilities().setAdd(List.of("SYS_ADMIN")),
+                "privilege escalation", c -> c.getSecurityContext().setAllowPrivilegeEscalation(true));
+        for (var change : containers.entrySet()) {
+            Result r = dryRunAs(sa, withPod(defaultImage, p -> change.getValue().accept(p.getContainers().get(0))));
+            assertThat(r.exit).as(change.getKey()).isNotZero();
+            assertThat(r.output).as(change.getKey()).contains("runs executor containers only as it makes them");
+        }
+        Path other = Files.createTempFile("admin", ".yaml");
+        Files.writeString(other, Serialization.asYaml(withPod(defaultImage, p -> p.setServiceAccountName("victim"))));
+        Result admin = kubectl("create", "--dry-run=server", "-f", other.toString());
+        assertThat(admin.exit).as("the policy binds the operator only: " + admin.output).isZero();
+    }
+
+    /** The StatefulSet the operator writes for this cluster, with its label and controller reference. */
+    private static StatefulSet statefulSet(ExecutorCluster ec, String defaultImage) {
+        StatefulSet sts = ExecutorStatefulSet.build(ec, defaultImage, "IfNotPresent", "hash", 1);
+        sts.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                .withApiVersion("drover.io/v1alpha1").withKind("ExecutorCluster").withName(ec.getMetadata().getName())
+                .withUid(ec.getMetadata().getUid()).withController(true).build()));
+        return sts;
+    }
+
+    private static StatefulSet withPod(StatefulSet sts, java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec> change) {
+        StatefulSet copy = Serialization.clone(sts);
+        change.accept(copy.getSpec().getTemplate().getSpec());
+        return copy;
+    }
+
+    private static Result dryRunAs(String as, StatefulSet sts) throws Exception {
+        Path file = Files.createTempFile(sts.getMetadata().getName(), ".yaml");
+        Files.writeString(file, Serialization.asYaml(sts));
+        return kubectl(as, "create", "--dry-run=server", "-f", file.toString());
     }
 
     /** A Secret manifest in vap-team labelled as the operator's, of the given type. */
@@ -264,15 +363,19 @@ class HelmChartTest {
         return file;
     }
 
+    /** The ownerReferences line of a manifest's metadata: the cluster controls the object. */
+    private static String ownedBy(ExecutorCluster ec) {
+        return "  ownerReferences: [{apiVersion: drover.io/v1alpha1, kind: ExecutorCluster, name: " + ec.getMetadata().getName()
+                + ", uid: " + ec.getMetadata().getUid() + ", controller: true}]\n";
+    }
+
     /** Two operators without a leader would both write every cluster; one without, replaced rather than surged. */
     @Test
     void moreThanOneOperatorNeedsLeaderElection() throws Exception {
-        Result r = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
-                "--set", "replicas=2", "--set", "leaderElection.enabled=false"));
+        Result r = template("--set", "replicas=2", "--set", "leaderElection.enabled=false");
         assertThat(r.exit).isNotZero();
         assertThat(r.output).contains("replicas above 1 need leaderElection.enabled");
-        Result single = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
-                "--set", "leaderElection.enabled=false", "--show-only", "templates/deployment.yaml"));
+        Result single = template("--set", "leaderElection.enabled=false", "--show-only", "templates/deployment.yaml");
         assertThat(single.exit).as(single.output).isZero();
         assertThat(single.output).contains("type: Recreate");
     }
@@ -283,6 +386,13 @@ class HelmChartTest {
         Result old = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.30.9"));
         assertThat(old.exit).isNotZero();
         assertThat(old.output).contains("incompatible with Kubernetes v1.30.9");
+    }
+
+    /** `helm template d` of the chart for Kubernetes 1.34, with these arguments. */
+    private static Result template(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2"));
+        command.addAll(List.of(args));
+        return run(command);
     }
 
     private static void install(String release, String namespace, String... values) throws Exception {
@@ -315,11 +425,10 @@ class HelmChartTest {
 
     @Test
     void valuesSchemaRefusesUnknownAndInvalidValues() throws Exception {
-        Result unknown = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2", "--set", "threads=3"));
+        Result unknown = template("--set", "threads=3");
         assertThat(unknown.exit).isNotZero();
         assertThat(unknown.output).contains("additional properties 'threads' not allowed");
-        Result bad = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.34.2",
-                "--set", "image.pullPolicy=Sometimes"));
+        Result bad = template("--set", "image.pullPolicy=Sometimes");
         assertThat(bad.exit).isNotZero();
         assertThat(bad.output).contains("/image/pullPolicy");
     }
