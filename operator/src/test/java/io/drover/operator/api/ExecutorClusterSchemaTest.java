@@ -67,6 +67,8 @@ class ExecutorClusterSchemaTest {
             env: [{name: JAVA_TOOL_OPTIONS, value: "-javaagent:/tmp/a.jar"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: "bad name", value: x}]          | spec.env[0].name: Invalid value: "bad name"
             jvmOptions: -javaagent:/opt/agent.jar       | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -Xss512k -XX:MaxRAMPercentage=70 | spec.jvmOptions: Invalid value: "string": jvmOptions may not set -XX:MaxRAMPercentage or -XX:ExitOnOutOfMemoryError: the executor image's entrypoint sets them
+            jvmOptions: -XX:-ExitOnOutOfMemoryError     | spec.jvmOptions: Invalid value: "string": jvmOptions may not set -XX:MaxRAMPercentage
             jvmOptions: -Xmx1g -XX:OnOutOfMemoryError="sh -c x" | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g "-Ddrover.api.token=known" | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Dquarkus.datasource.jdbc.url=x | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
@@ -327,7 +329,7 @@ class ExecutorClusterSchemaTest {
                 maxCrashes: 2
                 startupTimeout: 10m
                 autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 8}
-                jvmOptions: -XX:MaxRAMPercentage=70 -Duser.timezone=Europe/Paris -Xss512k -Xlog:gc*:file=/tmp/gc.log -XX:+UseZGC
+                jvmOptions: -Xmx3g -Duser.timezone=Europe/Paris -Xss512k -Xlog:gc*:file=/tmp/gc.log -XX:+UseZGC
                 env: [{name: DROVER_HTTP_URL, value: "http://orders.internal/hook"}, {name: DROVER_HTTP_ALLOWEDHOSTS, value: "*.internal"}]
                 """));
         assertThat(ec.getSpec().env).extracting(e -> e.name).containsExactly("DROVER_HTTP_URL", "DROVER_HTTP_ALLOWEDHOSTS");

@@ -80,7 +80,7 @@ class ExecutorClusterReconcilerTest {
                 jobTimeout: 1h
                 jobTimeouts: {report: 1h30m, http: 30s}
                 maxCrashes: 2
-                jvmOptions: -XX:MaxRAMPercentage=70
+                jvmOptions: -Xmx700m
                 database: {host: db.example.internal, name: jobs, sslMode: require, credentialsSecret: {name: jobs-db}}
                 """));
 
@@ -128,7 +128,7 @@ class ExecutorClusterReconcilerTest {
             assertThat(e.getName()).isEqualTo("QUARKUS_DATASOURCE_PASSWORD");
             assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("jobs-db");
             assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
-        }).anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("JAVA_TOOL_OPTIONS=-XX:MaxRAMPercentage=70"))
+        }).anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("JAVA_TOOL_OPTIONS=-Xmx700m"))
                 .anySatisfy(e -> {
                     assertThat(e.getName()).isEqualTo("DROVER_API_READTOKEN");
                     assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("jobs-api");

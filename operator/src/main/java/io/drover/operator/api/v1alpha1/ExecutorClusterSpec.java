@@ -107,6 +107,16 @@ public class ExecutorClusterSpec {
     public static final String JVM_XX_REFUSED = "-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener"
             + "|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit"
             + "|SharedClassListFile|DumpLoadedClassList)";
+    /**
+     * -XX flags the executor image's entrypoint sets on the java command line, which the JVM reads
+     * after JAVA_TOOL_OPTIONS (jvmOptions): given here they would be ignored without a word.
+     * Refused by the CRD only (the operator's SpecGuards, for trust, let them pass: they are
+     * harmless, just without effect).
+     */
+    public static final String JVM_IMAGE_FLAGS = "-XX:[+-]?(MaxRAMPercentage|ExitOnOutOfMemoryError)([= ]|$)";
+    public static final String JVM_IMAGE_FLAGS_MESSAGE = "jvmOptions may not set -XX:MaxRAMPercentage or -XX:ExitOnOutOfMemoryError:"
+            + " the executor image's entrypoint sets them (75, on), and the JVM reads its command line after jvmOptions,"
+            + " so they would have no effect; size the heap with -Xmx (which wins over the percentage), e.g. -Xmx3g";
     public static final String JVM_OPTIONS_MESSAGE = "jvmOptions may hold only heap and stack sizes (-Xms, -Xmx, -Xmn, -Xss, each a size that starts with 1-9, e.g. -Xmx2g),"
             + " -XX flags (not OnError, OnOutOfMemoryError, Flags, VMOptionsFile, StartAttachListener,"
             + " EnableDynamicAgentLoading, the AOT and CDS archive files), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
@@ -326,7 +336,8 @@ public class ExecutorClusterSpec {
     @Size(max = 4096)
     @ValidationRule(value = "self.matches('" + JVM_OPTIONS_ALLOWED + "') && !self.matches('" + JVM_XX_REFUSED + "')",
             message = JVM_OPTIONS_MESSAGE)
-    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -XX:MaxRAMPercentage=70: heap and stack sizes, -XX flags, -Xlog, -Xshare and a few -D properties (user.timezone, file.encoding, java.net.preferIPv4Stack/IPv6Addresses, jdk.virtualThreadScheduler.*).")
+    @ValidationRule(value = "!self.matches('" + JVM_IMAGE_FLAGS + "')", message = JVM_IMAGE_FLAGS_MESSAGE)
+    @JsonPropertyDescription("JVM options of the executor (JAVA_TOOL_OPTIONS), e.g. -Xmx3g -XX:+UseZGC: heap and stack sizes, -XX flags, -Xlog, -Xshare and a few -D properties (user.timezone, file.encoding, java.net.preferIPv4Stack/IPv6Addresses, jdk.virtualThreadScheduler.*).")
     public String jvmOptions;
 
     @Size(max = 100)
