@@ -95,8 +95,22 @@ final class JobRunner {
         metrics.started(job.dueAt());
         long start = System.nanoTime();
         Outcome outcome = execute(job, started, watched);
-        metrics.executed(job.type(), outcome.name(), System.nanoTime() - start);
+        metrics.ran(job.type(), System.nanoTime() - start);
         return outcome;
+    }
+
+    /**
+     * Counts the outcome a run ends with, once: the one written, which a timeout or a shutdown
+     * may have put in place of the handler's (WorkerPool).
+     */
+    Outcome counted(AcquiredJob job, Outcome outcome) {
+        metrics.handled(job.type(), outcome.name());
+        return outcome;
+    }
+
+    /** A run a shutdown past its grace period cut short: not a failure, no attempt; it runs again. */
+    Outcome interruptedByShutdown(AcquiredJob job, boolean watched) {
+        return new Outcome.Retry(job, 0, "interrupted by executor shutdown", watched ? -1 : 0);
     }
 
     private Outcome execute(AcquiredJob job, JobStarts.Started started, boolean watched) {
@@ -114,8 +128,9 @@ final class JobRunner {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             if (stopping.getAsBoolean()) {
-                // A shutdown past its grace period cut the run short: not a failure, no attempt.
-                return new Outcome.Retry(job, 0, "interrupted by executor shutdown", watched ? -1 : 0);
+                // A shutdown past its grace period cut the run short (WorkerPool also hands back
+                // a run the shutdown interrupted that ended in another exception).
+                return interruptedByShutdown(job, watched);
             }
             // Neither a shutdown nor its timeout (the worker pool replaces this outcome then): the
             // handler threw it of its own accord, a failed attempt like any other exception.
@@ -146,11 +161,9 @@ final class JobRunner {
 
     /** A run that outlived its jobTimeout: a failed attempt. */
     Outcome timedOut(AcquiredJob job, int attempt, Duration timeout, boolean stoppedWhenInterrupted, boolean watched) {
-        Outcome o = failed(job, attempt, "timed out after " + timeout + (stoppedWhenInterrupted
+        return failed(job, attempt, "timed out after " + timeout + (stoppedWhenInterrupted
                 ? " (jobTimeout); the handler was interrupted"
                 : " (jobTimeout) and did not stop when interrupted; its worker thread was replaced"), watched);
-        metrics.handled(job.type(), o.name());
-        return o;
     }
 
     /** A job the engine itself failed on (a bug): given back to run again, never lost, at no attempt's cost. */

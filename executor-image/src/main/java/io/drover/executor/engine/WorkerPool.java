@@ -45,6 +45,7 @@ final class WorkerPool {
     private static final int DONE = 1;
     private static final int TIMED_OUT = 2;
     private static final int ABANDONED = 3;
+    private static final int SHUT_DOWN = 4;
 
     private final BlockingQueue<HeldJobs.Lease> queue;
     private final Semaphore freeSlots;
@@ -235,12 +236,19 @@ final class WorkerPool {
                     }
                 }
                 if (ex.state.compareAndSet(RUNNING, DONE)) {
-                    settle(lease, outcome);
+                    settle(lease, runner.counted(job, outcome));
                 } else if (ex.state.compareAndSet(TIMED_OUT, DONE)) {
                     // Interrupted at its timeout: a run that still succeeded counts (running it
                     // again would run it twice); any other ending is the timeout's failure.
-                    settle(lease, outcome instanceof Outcome.Succeeded ? outcome
-                            : runner.timedOut(job, ex.attempt, ex.timeout, true, watched));
+                    settle(lease, runner.counted(job, outcome instanceof Outcome.Succeeded ? outcome
+                            : runner.timedOut(job, ex.attempt, ex.timeout, true, watched)));
+                } else if (ex.state.compareAndSet(SHUT_DOWN, DONE)) {
+                    // Interrupted by a shutdown past its grace period: a run that still succeeded
+                    // counts; any other ending is the interrupt's, however the handler reported
+                    // it (wrapped in its own exception, an InterruptedIOException, a closed
+                    // channel): handed back at no cost, never a failed attempt or a dead letter.
+                    settle(lease, runner.counted(job, outcome instanceof Outcome.Succeeded ? outcome
+                            : runner.interruptedByShutdown(job, watched)));
                 } else {
                     // Given up by the timeout watch, which wrote the outcome and left the gate.
                     stuck.decrementAndGet();
@@ -342,7 +350,7 @@ final class WorkerPool {
         stuck.incrementAndGet();
         w.abandoned = true;
         workers.remove(w);
-        settle(ex.lease, runner.timedOut(ex.job, ex.attempt, ex.timeout, false, ex.watched));
+        settle(ex.lease, runner.counted(ex.job, runner.timedOut(ex.job, ex.attempt, ex.timeout, false, ex.watched)));
         ex.pass.leave();
         LOG.errorf("Job %d (%s) ignored the interrupt after its jobTimeout %s: its worker %s is given up"
                 + " (%d stuck) and replaced", ex.job.id(), ex.job.type(), ex.timeout, w.thread.getName(), stuck.get());
@@ -395,7 +403,15 @@ final class WorkerPool {
         joinWorkers(deadlineNanos);
         List<Worker> alive = workers.stream().filter(w -> w.thread.isAlive()).toList();
         if (!alive.isEmpty()) {
-            alive.forEach(w -> w.thread.interrupt());
+            for (Worker w : alive) {
+                synchronized (w) { // as the timeout watch: only the run in progress now
+                    Execution ex = w.current;
+                    if (ex != null) {
+                        ex.state.compareAndSet(RUNNING, SHUT_DOWN);
+                    }
+                    w.thread.interrupt();
+                }
+            }
             for (Worker w : alive) {
                 w.thread.join(Duration.ofSeconds(1));
             }

@@ -154,13 +154,16 @@ public final class ExecutorMetrics {
 
     private static final long MAX_START_DELAY_MILLIS = java.time.Duration.ofDays(365).toMillis();
 
-    public void executed(String type, String outcome, long nanos) {
-        TypeMeters meters = byType.computeIfAbsent(type, TypeMeters::new);
-        meters.time.record(nanos, TimeUnit.NANOSECONDS);
-        meters.count(outcome);
+    /** A handler's run took this long (its outcome is counted by {@link #handled}, once it is settled). */
+    public void ran(String type, long nanos) {
+        byType.computeIfAbsent(type, TypeMeters::new).time.record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** An outcome decided without running the handler (a row out of range, no handler, a timeout). */
+    /**
+     * A job's outcome, counted once: a run's (the one written, which a timeout or a shutdown may
+     * have put in place of the handler's), or one decided without running the handler (a row
+     * out of range, no handler).
+     */
     public void handled(String type, String outcome) {
         byType.computeIfAbsent(type, TypeMeters::new).count(outcome);
     }

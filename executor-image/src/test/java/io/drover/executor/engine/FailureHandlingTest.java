@@ -144,6 +144,43 @@ class FailureHandlingTest {
     }
 
     /**
+     * A shutdown past its grace period interrupts the runs still going: not a failed attempt,
+     * however the handler reports the interrupt. Handlers commonly wrap it (here in a
+     * RuntimeException, as a library's blocking call does); counted as a failure, a job of one
+     * attempt was dead-lettered by a routine scale-down.
+     */
+    @Test
+    void aShutdownsInterruptIsNoFailedAttemptHoweverTheHandlerReportsIt() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        JobHandler wraps = new JobHandler() {
+            @Override
+            public String type() {
+                return "wraps";
+            }
+
+            @Override
+            public void execute(JobContext job) {
+                running.countDown();
+                try {
+                    Thread.sleep(Duration.ofMinutes(5));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException("the call was interrupted", e); // the flag is not restored
+                }
+            }
+        };
+        jobs.enqueue(1, "wraps", "", 1);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.shutdownGracePeriod(Duration.ofSeconds(1)),
+                List.of(wraps))) {
+            assertThat(running.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the job runs").isTrue();
+        }
+        assertThat(jobs.deadLetters()).as("dead letters").isZero();
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by is null and attempts = 0"
+                + " and last_error = 'interrupted by executor shutdown'")).as("handed back at no cost").isEqualTo(1);
+    }
+
+    /**
      * A handler that throws InterruptedException while nothing interrupted it (no shutdown, no
      * timeout) failed its attempt: given back at no cost, as a shutdown's interrupt is, it ran
      * again at once and for ever.
