@@ -96,7 +96,7 @@ final class AcquisitionLoop {
         this.intervalMillis = interval.toMillis();
         this.nextDueSql = sql.nextDue();
         this.strays = new StrayLocks(maintenance, held);
-        this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(this::run);
+        this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
 
     void start() {

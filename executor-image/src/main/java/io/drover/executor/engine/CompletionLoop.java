@@ -48,7 +48,7 @@ final class CompletionLoop implements OutcomeBacklog {
         this.beat = heartbeats.register("completion");
         this.metrics = metrics;
         this.maxBatch = maxBatch;
-        this.thread = Thread.ofPlatform().name("drover-completion-" + nodeName).unstarted(this::run);
+        this.thread = Thread.ofPlatform().name("drover-completion-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
 
     void start() {

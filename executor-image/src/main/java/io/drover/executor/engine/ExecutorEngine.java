@@ -74,12 +74,13 @@ public final class ExecutorEngine implements AutoCloseable {
                 new RetryPolicy(settings.retryBackoff(), settings.retryBackoffMax()), metrics, node,
                 () -> state != State.RUNNING);
         // Jobs start only while their outcomes can be recorded: the last word from the database
-        // was not a failure, and no batch of outcomes has been stuck for a second (a hung write:
-        // a half-open connection is only found out when its timeout fires).
+        // was not a failure, no batch of outcomes has been stuck for a second (a hung write:
+        // a half-open connection is only found out when its timeout fires), and no loop ended
+        // on an error it did not expect (its outcomes or renewals might never come).
         long stalled = Duration.ofSeconds(1).toNanos();
         this.pool = new WorkerPool(settings.threads(), settings.queueSize(), settings.virtualThreads(), node,
                 runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit,
-                () -> database.reachable() && completions.stalledNanos() < stalled, metrics);
+                () -> database.reachable() && completions.stalledNanos() < stalled && !heartbeats.anyEnded(), metrics);
         // Outcomes waiting to be written count against the node too: at most a queue's worth, or
         // one full write, before it stops acquiring (AcquisitionLoop).
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,

@@ -58,7 +58,7 @@ final class ExpiredLockSweeper {
     }
 
     void start() {
-        scheduler.scheduleWithFixedDelay(this::sweep, quietNanos / 1_000_000, every.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(beat.guarded(this::sweep, LOG), quietNanos / 1_000_000, every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     void sweep() {

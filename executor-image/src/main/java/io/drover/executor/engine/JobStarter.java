@@ -70,7 +70,7 @@ final class JobStarter {
         this.database = database;
         this.beat = heartbeats.register("start");
         this.maxBackoffMillis = maxBackoffMillis;
-        this.thread = Thread.ofPlatform().name("drover-starter-" + nodeName).unstarted(this::run);
+        this.thread = Thread.ofPlatform().name("drover-starter-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
 
     void start() {

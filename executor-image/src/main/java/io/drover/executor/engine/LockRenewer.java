@@ -62,15 +62,18 @@ final class LockRenewer {
 
     /**
      * One renewal, then the next: an interval later, or sooner after a failure. A failure that is
-     * not the database's (a bug) stops the renewals, logged: the loop's heartbeat then goes
-     * silent and liveness restarts the node, rather than it beating on while renewing nothing.
+     * not the database's (a bug) stops the renewals, logged: the node starts no job from then on
+     * and liveness restarts it at once (Heartbeats), rather than it working on while its locks
+     * lapse and other nodes run its jobs a second time.
      */
     private void turn() {
         boolean renewed;
         try {
             renewed = renew();
         } catch (RuntimeException | Error e) {
-            LOG.errorf(e, "Renewing job locks failed unexpectedly: renewals stop, and liveness will restart this node");
+            beat.ended(e);
+            LOG.errorf(e, "Renewing job locks failed unexpectedly: renewals stop, no job starts on this node from"
+                    + " now on, and liveness restarts it");
             return;
         }
         Duration next = renewed || AFTER_FAILURE.compareTo(every) > 0 ? every : AFTER_FAILURE;

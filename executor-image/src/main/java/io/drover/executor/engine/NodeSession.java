@@ -57,7 +57,7 @@ final class NodeSession {
         this.onNotification = onNotification;
         this.database = database;
         this.beat = heartbeats.register("session");
-        this.thread = Thread.ofPlatform().daemon().name("drover-session-" + nodeName).unstarted(this::run);
+        this.thread = Thread.ofPlatform().daemon().name("drover-session-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
 
     void start() {

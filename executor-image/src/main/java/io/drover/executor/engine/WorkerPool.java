@@ -275,9 +275,17 @@ final class WorkerPool {
                 settled = true;
             }
         } catch (Throwable t) {
-            LOG.errorf(t, "Executor error on job %d; it is given back to run again", job.id());
-            if (!settled) {
-                settle(lease, runner.internalError(job, t, marked));
+            try {
+                LOG.errorf(t, "Executor error on job %d; it is given back to run again", job.id());
+                if (!settled) {
+                    settle(lease, runner.internalError(job, t, marked));
+                }
+            } catch (Throwable again) {
+                // Not even that (the throwable cannot be described, the heap is exhausted): the
+                // job's lock is let go, so it lapses and the job is recovered like a dead
+                // node's (a crash, then poison), rather than renewed here for ever, never run.
+                held.drop(lease);
+                throw again;
             }
         }
     }

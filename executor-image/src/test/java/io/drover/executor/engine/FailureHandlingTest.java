@@ -143,6 +143,29 @@ class FailureHandlingTest {
         assertThat(jobs.deadLetters()).isEqualTo(20);
     }
 
+    /** An Error that cannot even be described: its message throws another one. */
+    static final class Undescribable extends Error {
+        @Override
+        public String getMessage() {
+            throw new Undescribable();
+        }
+    }
+
+    /** A failure whose description fails too is still a failed attempt, recorded with what can be said of it. */
+    @Test
+    void aFailureThatCannotBeDescribedIsStillRecorded() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(1, "undescribable", "", 2);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.retryBackoff(Duration.ofMillis(50)),
+                List.of(new Throwing("undescribable", Undescribable::new)))) {
+            Jobs.await("dead-lettered after its attempts", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1);
+            assertThat(engine.stuck()).as("the node works on").isEmpty();
+        }
+        assertThat((String) deadLetter(schema).get("error")).isEqualTo("failed 2 of 2 attempts; last error: "
+                + Undescribable.class.getName() + " (its description failed: " + Undescribable.class.getName() + ")");
+    }
+
     /**
      * A shutdown past its grace period interrupts the runs still going: not a failed attempt,
      * however the handler reports the interrupt. Handlers commonly wrap it (here in a

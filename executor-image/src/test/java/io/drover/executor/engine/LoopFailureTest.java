@@ -1,0 +1,80 @@
+package io.drover.executor.engine;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.handler.JobContext;
+import io.drover.executor.handler.JobHandler;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.TestDatabase;
+import io.drover.executor.testing.TestNode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import javax.sql.DataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An engine loop that dies of an Error it did not expect (a bug, a StackOverflowError in a
+ * driver call): the node starts no job from then on and liveness says why at once. Before, the
+ * completion loop's thread died quietly and workers went on starting jobs whose outcomes nothing
+ * wrote, for stallTimeout (210 s by default), all of them to run again after the restart; and a
+ * dead renewal loop let running jobs' locks lapse while the node kept starting more.
+ */
+class LoopFailureTest {
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource({"drover-completion-, completion", "drover-renewer-, lock renewal"})
+    void aLoopThatEndsOnAnUnexpectedErrorStopsTheNodeStartingJobsAndFailsLivenessAtOnce(String thread, String loop)
+            throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler counted = new JobHandler() {
+            @Override
+            public String type() {
+                return "counted";
+            }
+
+            @Override
+            public void execute(JobContext job) throws InterruptedException {
+                runs.incrementAndGet();
+                Thread.sleep(1500); // held through a renewal (every second at lockExpiry 4s)
+            }
+        };
+        jobs.enqueue(1, "counted", "", 3);
+        AtomicBoolean armed = new AtomicBoolean(true);
+        try (ExecutorEngine engine = TestNode.start(failingOnce(db, thread, armed), schema,
+                s -> s.lockExpiry(Duration.ofSeconds(4)), List.of(counted))) {
+            Jobs.await("the " + loop + " loop ended, and liveness says so", Duration.ofSeconds(30),
+                    () -> engine.stuck().stream().anyMatch(p -> p.startsWith(loop + " loop ended unexpectedly:"
+                            + " java.lang.StackOverflowError: on purpose")));
+            int before = runs.get();
+            jobs.enqueue(5, "counted", "", 3);
+            Thread.sleep(3000); // nothing to await: the jobs must not start
+            assertThat(runs.get()).as("jobs started after the " + loop + " loop ended").isEqualTo(before);
+        }
+    }
+
+    /** The pool, whose connection the named loop's thread gets an Error for, once. */
+    private static DataSource failingOnce(DataSource pool, String threadPrefix, AtomicBoolean armed) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && Thread.currentThread().getName().startsWith(threadPrefix)
+                            && armed.compareAndSet(true, false)) {
+                        throw new StackOverflowError("on purpose");
+                    }
+                    try {
+                        return method.invoke(pool, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+}
