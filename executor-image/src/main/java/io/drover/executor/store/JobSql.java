@@ -248,12 +248,25 @@ public final class JobSql {
 
     /**
      * Next slot strictly after now on the timer's own grid: a timer that fell behind skips the
-     * slots it missed instead of firing once for each of them.
+     * slots it missed instead of firing once for each of them. The grid is the one grid_at
+     * keeps while the timer was handed back off it ({@link #handedBack}), else due_at's.
      */
     private static String nextSlotAssignments() {
-        return "due_at = j.due_at + j.repeat_interval"
-                + " * (floor(extract(epoch from (now() - j.due_at)) / extract(epoch from j.repeat_interval)) + 1),"
-                + " locked_by = null, lock_expires_at = null, started_at = null, version = " + nextVersion("j.version");
+        String grid = "coalesce(j.grid_at, j.due_at)";
+        return "due_at = " + grid + " + j.repeat_interval"
+                + " * (floor(extract(epoch from (now() - " + grid + ")) / extract(epoch from j.repeat_interval)) + 1),"
+                + " grid_at = null, locked_by = null, lock_expires_at = null, started_at = null, version = "
+                + nextVersion("j.version");
+    }
+
+    /**
+     * A job handed back, due again after f.delay: a recurring timer keeps a slot of its grid in
+     * grid_at (the first hand-back's due_at, a slot; later ones keep it), since due_at leaves
+     * the grid. Ordinary jobs have none.
+     */
+    private static String handedBack() {
+        return "due_at = now() + f.delay * interval '1 millisecond',"
+                + " grid_at = case when j.repeat_interval is not null then coalesce(j.grid_at, j.due_at) end";
     }
 
     /**
@@ -262,7 +275,7 @@ public final class JobSql {
      */
     public String retry() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
+                + " " + handedBack() + ", last_error = f.error,"
                 + " attempts = " + ATTEMPTS_AFTER_RUN + ", version = " + nextVersion("j.version")
                 + " from " + batch(", ?::bigint[], ?::text[], ?::int[]", ", delay, error, delta")
                 + " where " + inItsTenure();
@@ -274,7 +287,7 @@ public final class JobSql {
      */
     public String defer() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                + " due_at = now() + f.delay * interval '1 millisecond', last_error = f.error,"
+                + " " + handedBack() + ", last_error = f.error,"
                 + " deferrals = " + plusCapped("j.deferrals", "1") + ", version = " + nextVersion("j.version")
                 + " from " + batch(", ?::bigint[], ?::text[]", ", delay, error") + " where " + inItsTenure();
     }

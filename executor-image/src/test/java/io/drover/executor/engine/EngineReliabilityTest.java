@@ -328,6 +328,55 @@ class EngineReliabilityTest {
                 + " and due_at > now()")).isEqualTo(1);
     }
 
+    /**
+     * A recurring timer handed back (here a shutdown cut its run short; also a refused start, no
+     * handler on the node) is due again at once, off its grid; its next slots are on the grid
+     * all the same. They were counted from the hand-back's time: a daily 02:00 timer interrupted
+     * by a rolling deploy ran at 02:30:07 from then on.
+     */
+    @Test
+    void aRecurringTimerHandedBackKeepsItsGrid() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("insert into {s}.job (type, payload, max_attempts, repeat_interval, due_at)"
+                + " values ('slot', '', 3, interval '7 seconds', date_trunc('second', now()))");
+        CountDownLatch running = new CountDownLatch(1);
+        JobHandler slow = new JobHandler() {
+            public String type() {
+                return "slot";
+            }
+
+            public void execute(JobContext job) throws InterruptedException {
+                running.countDown();
+                Thread.sleep(Duration.ofMinutes(5));
+            }
+        };
+        try (ExecutorEngine leaving = TestNode.start(db, schema, s -> s.shutdownGracePeriod(Duration.ofSeconds(1)),
+                List.of(slow))) {
+            assertThat(running.await(30, TimeUnit.SECONDS)).as("the timer runs").isTrue();
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by is null and attempts = 0"
+                + " and due_at <> grid_at and grid_at = date_trunc('second', created_at)"))
+                .as("handed back off its grid, at no cost, the grid kept").isEqualTo(1);
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler quick = new JobHandler() {
+            public String type() {
+                return "slot";
+            }
+
+            public void execute(JobContext job) {
+                runs.incrementAndGet();
+            }
+        };
+        try (ExecutorEngine staying = TestNode.start(db, schema, s -> s, List.of(quick))) {
+            Jobs.await("its next run written", Duration.ofSeconds(30), () -> runs.get() >= 1
+                    && jobs.count("select count(*) from {s}.job where locked_by is null and grid_at is null") == 1);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where due_at > now()"
+                + " and mod((extract(epoch from due_at) - extract(epoch from date_trunc('second', created_at)))::numeric, 7) = 0"))
+                .as("its next slot on its grid: a multiple of 7 s after its first").isEqualTo(1);
+    }
+
     @Test
     void aSuspectThatCrashedNodesBeforeRunsAloneOnItsDecisiveRun() throws Exception {
         String schema = TestDatabase.freshSchema(db);
