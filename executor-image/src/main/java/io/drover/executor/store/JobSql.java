@@ -372,11 +372,32 @@ public final class JobSql {
     /**
      * Recovers rows whose lock expired: of other owners, and ours only for rows this node no
      * longer tracks (it never sweeps a job it still holds: after an outage it renews them
-     * instead). Parameters of both statements: owner, held ids (bigint[]).
+     * instead), except the rows left out (whose recovery the database refused). Parameters of
+     * both statements: owner, held ids (bigint[]), ids left out (bigint[]).
      */
     public RecoverySql recoverExpired(int maxCrashes) {
-        return recovery(maxCrashes, HELD + " and lock_expires_at < now() and not (locked_by = ? and id = any(?))",
-                "lock_expires_at");
+        return recovery(maxCrashes, EXPIRED + " and id <> all(?)", "lock_expires_at");
+    }
+
+    /** Rows whose lock expired, as {@link #recoverExpired} selects them; parameters: owner, held ids (bigint[]). */
+    private static final String EXPIRED = HELD + " and lock_expires_at < now() and not (locked_by = ? and id = any(?))";
+
+    /**
+     * One row of {@link #recoverExpired}'s: for a page the database refused, row by row, to find
+     * the row it refuses (LockMaintenance). Parameters of both statements: owner, held ids
+     * (bigint[]), the id.
+     */
+    public RecoverySql recoverExpiredOne(int maxCrashes) {
+        return recovery(maxCrashes, EXPIRED + " and id = ?", "id");
+    }
+
+    /**
+     * The ids of one page of {@link #recoverExpired}, without locking them. Parameters: owner,
+     * held ids (bigint[]), ids left out (bigint[]).
+     */
+    public String expiredPage() {
+        return "select id from " + job + " where " + EXPIRED + " and id <> all(?) order by lock_expires_at limit "
+                + RECOVERY_PAGE;
     }
 
     /** Recovers every row of one owner (a predecessor proven gone). Parameter of both statements: that owner. */

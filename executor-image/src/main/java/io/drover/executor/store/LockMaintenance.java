@@ -24,6 +24,7 @@ import java.util.Set;
  * take down the fleet node by node.
  */
 public final class LockMaintenance {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(LockMaintenance.class);
     /** Bounds one sweep: a backlog of expired locks larger than this is finished by the next sweeps. */
     private static final int MAX_PAGES = 100;
 
@@ -37,6 +38,9 @@ public final class LockMaintenance {
     private final String predecessors;
     private final String notify;
     private final Recovery expired;
+    private final Recovery expiredOne;
+    private final String expiredPage;
+    private final RefusedRows refused = new RefusedRows();
     private final Recovery ofOwner;
 
     public LockMaintenance(JobSql sql, String owner, String nodeName, Duration lockExpiry, int maxCrashes) {
@@ -50,6 +54,8 @@ public final class LockMaintenance {
         this.predecessors = sql.predecessors();
         this.notify = sql.notifyJobs();
         this.expired = new Recovery(sql.recoverExpired(maxCrashes));
+        this.expiredOne = new Recovery(sql.recoverExpiredOne(maxCrashes));
+        this.expiredPage = sql.expiredPage();
         this.ofOwner = new Recovery(sql.recoverOwnedBy(maxCrashes));
     }
 
@@ -144,12 +150,81 @@ public final class LockMaintenance {
      * except the ones this node still holds.
      */
     public Recovered sweepExpired(Connection c, Collection<Long> held) throws SQLException {
-        Recovered r = expired.run(c, ps -> {
-            ps.setString(1, owner);
-            ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
-        });
+        Long[] skipped = refused.current();
+        Recovered r;
+        try {
+            r = expired.run(c, ps -> {
+                ps.setString(1, owner);
+                ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+                ps.setArray(3, c.createArrayOf("bigint", skipped));
+            });
+        } catch (SQLException e) {
+            if (!SqlErrors.rowRefused(e)) {
+                throw e;
+            }
+            // A row the database will not let go (a foreign key onto the job table, a user's
+            // trigger): the whole page failed with it, and since it is the oldest expired lock it
+            // would head every page of every node's sweeps, and no dead node's job would be
+            // recovered again. Find it row by row, recover the others, and leave it out.
+            r = rowByRow(c, held, skipped);
+        }
         notifyIf(c, r.unlocked());
         return r;
+    }
+
+    /** How long a row whose recovery the database refused is left out of sweeps before it is tried again. */
+    static final Duration REFUSED_FOR = Duration.ofMinutes(10);
+
+    private Recovered rowByRow(Connection c, Collection<Long> held, Long[] skipped) throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(expiredPage)) {
+            ps.setString(1, owner);
+            ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+            ps.setArray(3, c.createArrayOf("bigint", skipped));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        Recovered total = Recovered.NONE;
+        for (long id : ids) {
+            try {
+                total = total.plus(expiredOne.once(c, ps -> {
+                    ps.setString(1, owner);
+                    ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+                    ps.setLong(3, id);
+                }));
+            } catch (SQLException e) {
+                if (!SqlErrors.rowRefused(e)) {
+                    throw e;
+                }
+                refused.add(id);
+                LOG.errorf("The database refuses to recover job %d, whose node's lock expired (SQLState %s: %s): it"
+                        + " stays locked, left out of sweeps for %d minutes, then tried again. A foreign key onto the"
+                        + " job table, or a trigger, must let the executor delete and update job rows", id,
+                        e.getSQLState(), e.getMessage(), REFUSED_FOR.toMinutes());
+            }
+        }
+        return total;
+    }
+
+    /** The rows whose recovery the database refused, each left out of sweeps until its time is up. Sweeper thread only. */
+    private static final class RefusedRows {
+        private final java.util.Map<Long, Long> until = new java.util.LinkedHashMap<>();
+
+        void add(long id) {
+            if (until.size() >= 10_000) {
+                until.remove(until.keySet().iterator().next());
+            }
+            until.put(id, System.nanoTime() + REFUSED_FOR.toNanos());
+        }
+
+        Long[] current() {
+            long now = System.nanoTime();
+            until.values().removeIf(t -> now - t > 0);
+            return until.keySet().toArray(Long[]::new);
+        }
     }
 
     /**
@@ -269,7 +344,7 @@ public final class LockMaintenance {
          * sweeping node had given up on it; in a transaction it waits for a COMMIT that node never
          * sends (LateStatementsTest). One round trip more per page, every sweep interval: nothing.
          */
-        private Recovered once(Connection c, Binder binder) throws SQLException {
+        Recovered once(Connection c, Binder binder) throws SQLException {
             return Transactions.run(c, () -> page(c, binder));
         }
 
