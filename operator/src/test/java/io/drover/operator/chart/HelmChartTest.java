@@ -431,6 +431,11 @@ class HelmChartTest {
         Result bad = template("--set", "image.pullPolicy=Sometimes");
         assertThat(bad.exit).isNotZero();
         assertThat(bad.output).contains("/image/pullPolicy");
+        Result interval = template("--set", "figuresInterval=1m30s");
+        assertThat(interval.exit).as("a duration the operator's config cannot read").isNotZero();
+        assertThat(interval.output).contains("/figuresInterval");
+        Result set = template("--set", "secretRecheckInterval=30s", "--show-only", "templates/deployment.yaml");
+        assertThat(set.output).contains("name: DROVER_OPERATOR_SECRET_RECHECK_INTERVAL\n              value: \"30s\"");
     }
 
     @Test
