@@ -40,6 +40,13 @@ public final class SettingDefaults {
      * {@code database.maxPoolSize} states it.
      */
     public static final String POOL_SIZE = "20";
+    /**
+     * The engine's own connections, beside the shared pool, on every node: acquisition, start
+     * marks, completion, renewal, sweep, the node's session, and one for start-up and shutdown
+     * work. Not a setting; the CRD's {@code database.maxPoolSize} states it, for budgeting
+     * {@code max_connections}.
+     */
+    public static final int ENGINE_POOL_SIZE = 7;
 
     private SettingDefaults() {
     }

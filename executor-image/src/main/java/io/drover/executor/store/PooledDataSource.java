@@ -28,11 +28,8 @@ import java.util.function.UnaryOperator;
  * shared one from quarkus.datasource.*. {@link #forEngine} builds the engine's own.
  */
 public final class PooledDataSource {
-    /**
-     * The engine's connections: acquisition, start marks, completion, renewal, sweep, the node's
-     * session, and one for start-up and shutdown work.
-     */
-    public static final int ENGINE_POOL_SIZE = 7;
+    /** The engine's connections (SettingDefaults states why seven). */
+    public static final int ENGINE_POOL_SIZE = io.drover.contract.SettingDefaults.ENGINE_POOL_SIZE;
     /** How long a connection may be checked on borrow: a half-open one must not hang the caller. */
     private static final int VALIDATION_SECONDS = 5;
     /**

@@ -3,7 +3,7 @@ package io.drover.operator.reconcile;
 import java.util.List;
 
 /**
- * Which executor images ExecutorClusters may name ({@code drover.operator.allowedImages}; the
+ * Which executor images ExecutorClusters may name ({@code drover.operator.allowed-images}; the
  * chart's {@code executorImage.allowedImages}, which also installs a ValidatingAdmissionPolicy
  * with the same rule). An ExecutorCluster author picks the image, and the image runs with the
  * database credentials: in a cluster where authors are not fully trusted, list the images.
