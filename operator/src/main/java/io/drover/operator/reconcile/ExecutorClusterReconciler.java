@@ -313,9 +313,13 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                     + " operator (e.g. kubectl edit or set image); change the ExecutorCluster instead");
         }
         if (!Objects.equals(wasReplicas, replicas)) {
-            events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
+            scaled(ec, client, wasReplicas, replicas);
         }
         return updated;
+    }
+
+    private void scaled(ExecutorCluster ec, KubernetesClient client, Integer wasReplicas, int replicas) {
+        events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
     }
 
     /**
@@ -335,7 +339,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                 .editSpec().withReplicas(replicas).endSpec()
                 .withStatus(null).build();
         StatefulSet updated = client.resource(scaled).update();
-        events.normal(client, ec, "Scaled", "Scale", "Scaled the executors from " + wasReplicas + " to " + replicas + " nodes");
+        scaled(ec, client, wasReplicas, replicas);
         return updated;
     }
 
