@@ -235,6 +235,14 @@ class ExecutorClusterSchemaTest {
                 """;
         assertThatThrownBy(() -> Clusters.create(client, namespace, noSpec))
                 .hasMessageContaining("spec: Required value: spec is required: at least spec.database");
+        // Nor may an update take it away (the rule lets through only a cluster stored without
+        // one, from before the rule, so that its status can still be written).
+        Clusters.create(client, namespace, Clusters.yaml("losesspec", ""));
+        var clusters = client.genericKubernetesResources("drover.io/v1alpha1", "ExecutorCluster").inNamespace(namespace);
+        var stored = clusters.withName("losesspec").get();
+        stored.getAdditionalProperties().remove("spec");
+        assertThatThrownBy(() -> clusters.resource(stored).update())
+                .hasMessageContaining("spec: Required value: spec is required: at least spec.database");
     }
 
     /** The name becomes the StatefulSet's, its pods' and Services': refused when they could not carry it. */

@@ -31,12 +31,18 @@ import io.fabric8.kubernetes.model.annotation.Version;
         jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
 // The name becomes the StatefulSet's, whose pods carry a controller-revision-hash label of
 // "<name>-<10-character hash>" (a label value: at most 63), and a Service's (a DNS-1035 label).
-@ValidationRule(value = "self.metadata.name.size() <= 52 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+// Checked when the cluster is created (a name never changes): a cluster created before the rule
+// keeps taking status writes, which a rule on the whole object would refuse (these rules sit at
+// the root, so no ratcheting applies: the status is part of what they judge).
+@ValidationRule(value = "oldSelf.hasValue() || (self.metadata.name.size() <= 52"
+        + " && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", optionalOldSelf = true,
         message = "metadata.name must be at most 52 characters of lower-case letters, digits and '-', starting with a letter:"
                 + " it names the executors' StatefulSet, pods and Services")
-// Without a spec there is no database to work: refused by the API server, naming the field.
-@ValidationRule(value = "has(self.spec)", fieldPath = ".spec", reason = "FieldValueRequired",
-        message = "spec is required: at least spec.database")
+// Without a spec there is no database to work: refused by the API server, naming the field;
+// on an update only if the spec is being removed (a cluster stored without one, from before the
+// rule, keeps taking status writes; the operator says Degraded SpecRefused).
+@ValidationRule(value = "has(self.spec) || (oldSelf.hasValue() && !has(oldSelf.value().spec))", optionalOldSelf = true,
+        fieldPath = ".spec", reason = "FieldValueRequired", message = "spec is required: at least spec.database")
 @AdditionalPrinterColumn(name = "Age", type = AdditionalPrinterColumn.Type.DATE, jsonPath = ".metadata.creationTimestamp")
 public class ExecutorCluster extends CustomResource<ExecutorClusterSpec, ExecutorClusterStatus> implements Namespaced {
     public static final String GROUP = "drover.io";
