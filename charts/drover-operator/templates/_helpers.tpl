@@ -6,6 +6,15 @@
 {{- end -}}
 {{- end -}}
 
+{{/*
+The name of a cluster-scoped object (ClusterRole and its binding, admission policies): the
+release's namespace too, since a release of the same name in another namespace would otherwise
+take it over.
+*/}}
+{{- define "drover-operator.clusterScopedName" -}}
+{{- printf "%s-%s" (include "drover-operator.fullname" .) .Release.Namespace | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{- define "drover-operator.selectorLabels" -}}
 app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}

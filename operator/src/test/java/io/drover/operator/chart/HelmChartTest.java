@@ -380,6 +380,34 @@ class HelmChartTest {
         assertThat(single.output).contains("type: Recreate");
     }
 
+    /**
+     * Cluster-scoped objects carry the release's namespace in their names: a release of the same
+     * name in another namespace (a second operator for other teams) would otherwise take over the
+     * first one's ClusterRoles and admission policies.
+     */
+    @Test
+    void releasesOfOneNameInTwoNamespacesShareNoClusterScopedObject() throws Exception {
+        List<String> kinds = List.of("ClusterRole", "ClusterRoleBinding", "ValidatingAdmissionPolicy",
+                "ValidatingAdmissionPolicyBinding");
+        List<List<String>> names = new ArrayList<>();
+        for (String ns : List.of("team-a", "team-b")) {
+            Result r = template("--namespace", ns, "--set", "clusterWide=true",
+                    "--set", "executorImage.allowedImages={registry.example.com/drover/}");
+            assertThat(r.exit).as(r.output).isZero();
+            List<String> these = new ArrayList<>();
+            for (String doc : r.output.split("(?m)^---$")) {
+                Matcher kind = Pattern.compile("(?m)^kind: (\\w+)$").matcher(doc);
+                Matcher name = Pattern.compile("(?m)^  name: (\\S+)$").matcher(doc);
+                if (kind.find() && kinds.contains(kind.group(1)) && name.find()) {
+                    these.add(kind.group(1) + "/" + name.group(1));
+                }
+            }
+            assertThat(these).as("the cluster-scoped objects rendered in " + ns).hasSize(10);
+            names.add(these);
+        }
+        assertThat(names.get(0)).doesNotContainAnyElementsOf(names.get(1));
+    }
+
     /** The CRD's CEL rules use the CIDR library, which a 1.30 API server refuses in a new rule. */
     @Test
     void theChartRefusesAKubernetesTooOldForItsCrd() throws Exception {
