@@ -61,6 +61,13 @@ public interface OperatorConfig {
     /** The operator's own namespace (the chart sets it from the pod): executors' NetworkPolicy admits it. */
     java.util.Optional<String> podNamespace();
 
+    /**
+     * Namespaces whose pods may scrape the executors' metrics (where Prometheus runs; the chart's
+     * metrics.scrapeNamespaces): every executor NetworkPolicy admits them on the HTTP port, so a
+     * PodMonitor works without each cluster listing them in spec.networkPolicy.from.
+     */
+    Optional<List<String>> scrapeNamespaces();
+
     LeaderElection leaderElection();
 
     interface LeaderElection {

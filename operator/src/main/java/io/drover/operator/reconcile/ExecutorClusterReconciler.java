@@ -187,7 +187,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             Ownership.deleteIfOwned(client, ec, Ownership.Target.of(PodDisruptionBudget.class, Names.disruptionBudget(ec)));
         }
         if (ExecutorNetworkPolicy.wanted(ec)) {
-            apply(ec, client, ExecutorNetworkPolicy.build(ec, config.podNamespace()));
+            apply(ec, client, ExecutorNetworkPolicy.build(ec, config.podNamespace(),
+                    config.scrapeNamespaces().orElse(List.of())));
         } else {
             Ownership.deleteIfOwned(client, ec, Ownership.Target.of(NetworkPolicy.class, Names.networkPolicy(ec)));
         }

@@ -34,8 +34,10 @@ public final class ExecutorNetworkPolicy {
     /**
      * @param operatorNamespace where the operator runs, when known: its pods may read the
      *                          executors' figures (GET /q/drover/node) for the cluster's status
+     * @param scrapeNamespaces  where Prometheus runs: its pods may scrape /q/metrics
      */
-    public static NetworkPolicy build(ExecutorCluster ec, java.util.Optional<String> operatorNamespace) {
+    public static NetworkPolicy build(ExecutorCluster ec, java.util.Optional<String> operatorNamespace,
+                                      List<String> scrapeNamespaces) {
         NetworkPolicySpec n = ec.getSpec().networkPolicy != null ? ec.getSpec().networkPolicy : new NetworkPolicySpec();
         List<NetworkPolicyPeer> clients = new ArrayList<>();
         clients.add(new NetworkPolicyPeerBuilder().withNewPodSelector()
@@ -43,6 +45,11 @@ public final class ExecutorNetworkPolicy {
         operatorNamespace.ifPresent(ns -> clients.add(new NetworkPolicyPeerBuilder()
                 .withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", ns).endNamespaceSelector()
                 .withNewPodSelector().addToMatchLabels(Labels.NAME, Labels.OPERATOR).endPodSelector().build()));
+        if (!scrapeNamespaces.isEmpty()) {
+            clients.add(new NetworkPolicyPeerBuilder().withNewNamespaceSelector().addNewMatchExpression()
+                    .withKey("kubernetes.io/metadata.name").withOperator("In").withValues(scrapeNamespaces).endMatchExpression()
+                    .endNamespaceSelector().build());
+        }
         if (n.from != null) {
             clients.addAll(n.from);
         }

@@ -462,8 +462,10 @@ class HelmChartTest {
         Result interval = template("--set", "figuresInterval=1m30s");
         assertThat(interval.exit).as("a duration the operator's config cannot read").isNotZero();
         assertThat(interval.output).contains("/figuresInterval");
-        Result set = template("--set", "secretRecheckInterval=30s", "--show-only", "templates/deployment.yaml");
-        assertThat(set.output).contains("name: DROVER_OPERATOR_SECRET_RECHECK_INTERVAL\n              value: \"30s\"");
+        Result set = template("--set", "secretRecheckInterval=30s", "--set", "metrics.scrapeNamespaces={monitoring,obs}",
+                "--show-only", "templates/deployment.yaml");
+        assertThat(set.output).contains("name: DROVER_OPERATOR_SECRET_RECHECK_INTERVAL\n              value: \"30s\"")
+                .contains("name: DROVER_OPERATOR_SCRAPE_NAMESPACES\n              value: \"monitoring,obs\"");
     }
 
     @Test
