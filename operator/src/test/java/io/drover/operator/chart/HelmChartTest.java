@@ -408,6 +408,25 @@ class HelmChartTest {
         assertThat(names.get(0)).doesNotContainAnyElementsOf(names.get(1));
     }
 
+    /** The chart's own ExecutorCluster goes to the release's namespace: refused where the operator would never reconcile it. */
+    @Test
+    void theChartsExecutorClusterMustBeInAManagedNamespace() throws Exception {
+        String[] cluster = {"--set", "executorCluster.create=true", "--set", "executorCluster.spec.database.host=db",
+                "--set", "executorCluster.spec.database.name=jobs", "--set", "executorCluster.spec.database.credentialsSecret.name=jobs-db"};
+        List<String> unwatched = new ArrayList<>(List.of("--namespace", "ops", "--set", "watchNamespaces={team-a}"));
+        unwatched.addAll(List.of(cluster));
+        Result r = template(unwatched.toArray(String[]::new));
+        assertThat(r.exit).isNotZero();
+        assertThat(r.output).contains("executorCluster.create installs the ExecutorCluster in the release's namespace ops,"
+                + " which this operator does not manage (watchNamespaces: team-a)");
+        List<String> watched = new ArrayList<>(List.of("--namespace", "ops", "--set", "watchNamespaces={team-a,ops}"));
+        watched.addAll(List.of(cluster));
+        assertThat(template(watched.toArray(String[]::new)).exit).isZero();
+        List<String> own = new ArrayList<>(List.of("--namespace", "ops"));
+        own.addAll(List.of(cluster));
+        assertThat(template(own.toArray(String[]::new)).exit).as("the release's namespace, managed by default").isZero();
+    }
+
     /** The CRD's CEL rules use the CIDR library, which a 1.30 API server refuses in a new rule. */
     @Test
     void theChartRefusesAKubernetesTooOldForItsCrd() throws Exception {
