@@ -7,6 +7,7 @@ import io.drover.operator.resources.Ownership;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,12 @@ public final class Autoscaler {
     /** The outcomes in which autoscaling is asked for and cannot work (ClusterStatus tells them apart). */
     public static final String KEDA_NOT_INSTALLED = "KedaNotInstalled";
     public static final String SCALED_OBJECT_NOT_READY = "ScaledObjectNotReady";
+    /**
+     * The API server refused KEDA's objects (KEDA's webhook: another HPA or ScaledObject scales
+     * the StatefulSet; an admission policy; a quota): someone must act (Degraded), and the rest
+     * of the spec is applied all the same.
+     */
+    public static final String SCALED_OBJECT_REFUSED = "ScaledObjectRefused";
 
     private Autoscaler() {
     }
@@ -71,8 +78,20 @@ public final class Autoscaler {
             return new Outcome(false, true, KEDA_NOT_INSTALLED, "KEDA is not installed (no CRD "
                     + KedaObjects.SCALED_OBJECT_CRD + "): the fleet keeps its current size until it is");
         }
-        apply.accept(KedaObjects.triggerAuthentication(ec));
-        apply.accept(KedaObjects.scaledObject(ec));
+        try {
+            apply.accept(KedaObjects.triggerAuthentication(ec));
+            apply.accept(KedaObjects.scaledObject(ec));
+        } catch (KubernetesClientException e) {
+            if (!refused(e)) {
+                throw e; // an outage, a conflict: the pass fails and is retried
+            }
+            // Refused as written, it will be again: not a reason to hold back an image or a
+            // setting the executors are waiting for (a failed pass would write nothing after it).
+            return new Outcome(false, true, SCALED_OBJECT_REFUSED, "The API server refused KEDA's objects for this cluster ("
+                    + e.getCode() + ": " + (e.getStatus() != null && e.getStatus().getMessage() != null
+                    ? e.getStatus().getMessage() : e.getMessage()) + "): the fleet keeps its current size until it takes them"
+                    + " (another HorizontalPodAutoscaler or ScaledObject on the StatefulSet? an admission policy?)");
+        }
         AutoscalingSpec a = ec.getSpec().autoscaling;
         String target = a.minReplicas + "-" + a.maxReplicas + " nodes, " + a.targetBacklogPerNode + " jobs per node";
         GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
@@ -88,6 +107,11 @@ public final class Autoscaler {
                     + " is not ready (" + why + "): the fleet keeps its current size until it is");
         }
         return new Outcome(true, true, "KedaScaling", "KEDA scales the StatefulSet on the jobs due and in hand: " + target);
+    }
+
+    /** A refusal of the object as written (invalid, forbidden, denied by a webhook or a policy), as opposed to a failure to ask. */
+    private static boolean refused(KubernetesClientException e) {
+        return e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422;
     }
 
     /** Whether a HorizontalPodAutoscaler (KEDA's) targets the cluster's StatefulSet. */

@@ -50,9 +50,14 @@ public final class ClusterStatus {
             this.bottleneck = bottleneck;
         }
 
-        /** The spec was applied; the autoscaling condition as the autoscaler reports it. */
+        /**
+         * The spec was applied; the autoscaling condition as the autoscaler reports it. KEDA's
+         * objects refused (the rest applied) is a problem someone must act on: Degraded too.
+         */
         public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, null, null, null, null, null);
+            boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason);
+            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
+                    refused ? autoscalingMessage : null, null, null, null);
         }
 
         /**
@@ -195,7 +200,8 @@ public final class ClusterStatus {
         var a = ec.getSpec() == null ? null : ec.getSpec().autoscaling;
         return a != null && Boolean.TRUE.equals(a.enabled) && !findings.autoscalingActive()
                 && (Autoscaler.KEDA_NOT_INSTALLED.equals(findings.autoscalingReason())
-                || Autoscaler.SCALED_OBJECT_NOT_READY.equals(findings.autoscalingReason()));
+                || Autoscaler.SCALED_OBJECT_NOT_READY.equals(findings.autoscalingReason())
+                || Autoscaler.SCALED_OBJECT_REFUSED.equals(findings.autoscalingReason()));
     }
 
     private static int nz(Integer i) {

@@ -2,6 +2,7 @@ package io.drover.operator.reconcile;
 
 import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
+import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.autoscaling.BacklogQuery;
 import io.drover.operator.autoscaling.FlowableBacklogQuery;
 import io.drover.operator.resources.ExecutorStatefulSet;
@@ -693,19 +694,7 @@ class ExecutorClusterReconcilerTest {
 
     /** A ValidatingAdmissionPolicy (and its binding) refusing every Service written in this test's namespace. */
     private void refuseServices(String name) {
-        var admission = client.admissionRegistration().v1();
-        admission.validatingAdmissionPolicies().resource(new io.fabric8.kubernetes.api.model.admissionregistration.v1
-                .ValidatingAdmissionPolicyBuilder().withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().withFailurePolicy("Fail")
-                .withNewMatchConstraints().addNewResourceRule().withApiGroups("").withApiVersions("v1")
-                .withOperations("CREATE", "UPDATE").withResources("services").endResourceRule().endMatchConstraints()
-                .addNewValidation().withExpression("false").withMessage("no Services in this namespace").endValidation()
-                .endSpec().build()).create();
-        admission.validatingAdmissionPolicyBindings().resource(new io.fabric8.kubernetes.api.model.admissionregistration.v1
-                .ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().withPolicyName(name).withValidationActions("Deny")
-                .withNewMatchResources().withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", ns)
-                .endNamespaceSelector().endMatchResources().endSpec().build()).create();
+        refuse(name, "", "services", "no Services in this namespace");
         // The API server takes up a policy asynchronously: wait until it refuses.
         var probe = new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName("probe").endMetadata()
                 .withNewSpec().addNewPort().withPort(80).endPort().endSpec().build();
@@ -718,6 +707,28 @@ class ExecutorClusterReconcilerTest {
                         return e.getMessage().contains("no Services in this namespace");
                     }
                 });
+    }
+
+    /** An admission policy that refuses every create and update of a resource in this test's namespace. */
+    private void refuse(String name, String group, String resource, String message) {
+        var admission = client.admissionRegistration().v1();
+        admission.validatingAdmissionPolicies().resource(new io.fabric8.kubernetes.api.model.admissionregistration.v1
+                .ValidatingAdmissionPolicyBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withFailurePolicy("Fail")
+                .withNewMatchConstraints().addNewResourceRule().withApiGroups(group).withApiVersions("*")
+                .withOperations("CREATE", "UPDATE").withResources(resource).endResourceRule().endMatchConstraints()
+                .addNewValidation().withExpression("false").withMessage(message).endValidation()
+                .endSpec().build()).create();
+        admission.validatingAdmissionPolicyBindings().resource(new io.fabric8.kubernetes.api.model.admissionregistration.v1
+                .ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withPolicyName(name).withValidationActions("Deny")
+                .withNewMatchResources().withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", ns)
+                .endNamespaceSelector().endMatchResources().endSpec().build()).create();
+    }
+
+    private void unrefuse(String name) {
+        client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(name).delete();
+        client.admissionRegistration().v1().validatingAdmissionPolicies().withName(name).delete();
     }
 
     private String operatorMetrics() {
@@ -953,8 +964,7 @@ class ExecutorClusterReconcilerTest {
         if (sinceFailure.compareTo(Duration.ofSeconds(32)) < 0) {
             sleep(Duration.ofSeconds(32).minus(sinceFailure));
         }
-        client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(policy).delete();
-        client.admissionRegistration().v1().validatingAdmissionPolicies().withName(policy).delete();
+        unrefuse(policy);
         org.awaitility.Awaitility.await("Degraded=False (AsExpected) after the policy went").atMost(Duration.ofSeconds(75))
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> client.resources(ExecutorCluster.class).inNamespace(ns).withName("quota").get(), ec -> {
@@ -964,6 +974,40 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("quota").get()).isNotNull();
         assertThat(operatorMetrics()).contains("drover_cluster_degraded{drover_cluster=\"quota\",namespace=\"" + ns
                 + "\",reason=\"AsExpected\"} 0.0");
+    }
+
+    /**
+     * KEDA's objects refused as written (here by an admission policy; KEDA's own webhook refuses
+     * a ScaledObject for a StatefulSet another HPA scales): the rest of the spec is applied all
+     * the same (a failed pass wrote nothing after the ScaledObject, so an image or a setting
+     * waited behind it), and the cluster says why autoscaling does not work, Degraded.
+     */
+    @Test
+    @Order(15)
+    void aRefusedScaledObjectDoesNotHoldBackTheRestOfTheSpec() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        String policy = "no-scaledobjects-" + ns;
+        refuse(policy, "keda.sh", "scaledobjects", "no ScaledObjects in this namespace");
+        try {
+            Clusters.create(client, ns, Clusters.yaml("refusedso", "autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 3}"));
+            ExecutorCluster ec = awaitCondition("refusedso", Conditions.DEGRADED, "True", Autoscaler.SCALED_OBJECT_REFUSED);
+            assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("no ScaledObjects in this namespace")
+                    .contains("the fleet keeps its current size");
+            assertThat(condition(ec, Conditions.AUTOSCALING).getReason()).isEqualTo(Autoscaler.SCALED_OBJECT_REFUSED);
+            StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("refusedso").get());
+            assertThat(sts.getSpec().getReplicas()).as("minReplicas, for a new StatefulSet").isEqualTo(1);
+            String hash = awaitHash("refusedso", null);
+            edit("refusedso", e -> e.getSpec().threads = 3);
+            awaitHash("refusedso", hash);
+            assertThat(client.configMaps().inNamespace(ns).withName(sts.getSpec().getTemplate().getSpec().getContainers()
+                    .getFirst().getEnvFrom().getFirst().getConfigMapRef().getName()).get().getData())
+                    .as("a setting changed meanwhile reaches the executors").containsEntry("DROVER_THREADS", "3");
+        } finally {
+            unrefuse(policy);
+        }
+        awaitCondition("refusedso", Conditions.DEGRADED, "False", "AsExpected");
+        client.resources(ExecutorCluster.class).inNamespace(ns).withName("refusedso").delete();
     }
 
     /**
