@@ -114,12 +114,25 @@ public final class Autoscaler {
         return e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422;
     }
 
-    /** Whether a HorizontalPodAutoscaler (KEDA's) targets the cluster's StatefulSet. */
+    /** Whether KEDA's HorizontalPodAutoscaler for the cluster's ScaledObject still scales its StatefulSet. */
     static boolean hpaScales(KubernetesClient client, ExecutorCluster ec) {
         return client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ec.getMetadata().getNamespace())
-                .list().getItems().stream().anyMatch(hpa -> hpa.getSpec() != null && hpa.getSpec().getScaleTargetRef() != null
-                        && "StatefulSet".equals(hpa.getSpec().getScaleTargetRef().getKind())
-                        && Names.statefulSet(ec).equals(hpa.getSpec().getScaleTargetRef().getName()));
+                .list().getItems().stream().anyMatch(hpa -> kedasFor(hpa, ec));
+    }
+
+    /**
+     * KEDA's HPA for this cluster's ScaledObject (by KEDA's label, or its default name
+     * keda-hpa-&lt;ScaledObject&gt;: the operator names none), scaling its StatefulSet. Not any
+     * HPA on the StatefulSet: a user's own would keep the cluster Disabling, at its size, for good.
+     */
+    static boolean kedasFor(io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa, ExecutorCluster ec) {
+        var meta = hpa.getMetadata();
+        String scaledObject = Names.scaledObject(ec);
+        boolean kedas = ("keda-hpa-" + scaledObject).equals(meta.getName())
+                || (meta.getLabels() != null && scaledObject.equals(meta.getLabels().get("scaledobject.keda.sh/name")));
+        return kedas && hpa.getSpec() != null && hpa.getSpec().getScaleTargetRef() != null
+                && "StatefulSet".equals(hpa.getSpec().getScaleTargetRef().getKind())
+                && Names.statefulSet(ec).equals(hpa.getSpec().getScaleTargetRef().getName());
     }
 
     private static void delete(KubernetesClient client, ExecutorCluster ec) {
