@@ -131,3 +131,19 @@ rule as the operator's ImagePolicy. Call with (list "image expression" "list exp
 {{- define "drover-operator.flowableImage" -}}
 {{ .Values.flowableImage.repository }}:{{ .Values.flowableImage.tag | default .Chart.AppVersion }}
 {{- end -}}
+
+{{/*
+What the JVM and the loader read from the environment, beside the operator's own settings: a
+JAVA_TOOL_OPTIONS may hold only what an ExecutorCluster's jvmOptions may (the same two patterns
+as ExecutorClusterSpec's JVM_OPTIONS_ALLOWED and JVM_XX_REFUSED; HelmChartTest holds them
+equal), the other option variables and LD_* nothing at all.
+*/}}
+{{- define "drover-operator.jvmOptionsAllowed" -}}
+^ *((-Xm[sxn][1-9][0-9]*[kKmMgGtT]?|-Xss[1-9][0-9]*[kKmMgGtT]?|-XX:[+-]?[A-Za-z][A-Za-z0-9_]*(=[A-Za-z0-9._:,/+-]*)?|-Xlog:[A-Za-z0-9_.:,=+*/-]*|-Xshare:(auto|off|on)|-D(user[.]timezone|file[.]encoding|java[.]net[.]preferIPv4Stack|java[.]net[.]preferIPv6Addresses|jdk[.]virtualThreadScheduler[.](parallelism|maxPoolSize))=[A-Za-z0-9._/+-]*)( +|$))*$
+{{- end -}}
+{{- define "drover-operator.jvmOptionsRefused" -}}
+-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit|SharedClassListFile|DumpLoadedClassList)
+{{- end -}}
+{{- define "drover-operator.jvmEnvRefused" -}}
+['JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JDK_AOT_VM_OPTIONS']
+{{- end -}}

@@ -268,6 +268,13 @@ class HelmChartTest {
         assertThat(kubectl("create", "-f", settings.toString()).exit).isZero();
         Result relabel = kubectl(sa, "-n", "vap-team", "label", "configmap", "jobs-settings", "app.kubernetes.io/managed-by=drover-operator");
         assertThat(relabel.exit).as(relabel.output).isZero();
+        // Executors read their settings ConfigMap as environment: no JVM options through it.
+        Result agent = kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
+                "-p", "{\"data\":{\"JAVA_TOOL_OPTIONS\":\"-javaagent:/tmp/a.jar\"}}");
+        assertThat(agent.exit).isNotZero();
+        assertThat(agent.output).contains("writes no JVM options or LD_ variables into a ConfigMap");
+        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
+                "-p", "{\"data\":{\"DROVER_THREADS\":\"4\"}}").exit).as("its settings").isZero();
     }
 
     /**
@@ -323,6 +330,20 @@ class HelmChartTest {
                 "a command", c -> c.setCommand(List.of("sh", "-c", "cat /var/run/secrets/*")),
                 "a capability added", c -> c.getSecurityContext().getCapabilities().setAdd(List.of("SYS_ADMIN")),
                 "privilege escalation", c -> c.getSecurityContext().setAllowPrivilegeEscalation(true));
+        containers = new java.util.HashMap<>(containers);
+        containers.put("a lifecycle hook", c -> c.setLifecycle(new io.fabric8.kubernetes.api.model.LifecycleBuilder()
+                .withNewPreStop().withNewExec().withCommand("sh").endExec().endPreStop().build()));
+        containers.put("an exec probe", c -> c.setLivenessProbe(new io.fabric8.kubernetes.api.model.ProbeBuilder()
+                .withNewExec().withCommand("sh").endExec().build()));
+        containers.put("a host port", c -> c.getPorts().getFirst().setHostPort(8080));
+        containers.put("a Java agent", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "JAVA_TOOL_OPTIONS", "-javaagent:/tmp/a.jar", null)));
+        containers.put("JDK_JAVA_OPTIONS", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "JDK_JAVA_OPTIONS", "-Xmx1g", null)));
+        containers.put("LD_PRELOAD", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "LD_PRELOAD", "/tmp/a.so", null)));
+        containers.put("a Secret as environment", c -> c.getEnvFrom().add(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
+                .withNewSecretRef().withName("jobs-api").endSecretRef().build()));
         for (var change : containers.entrySet()) {
             Result r = dryRunAs(sa, withPod(defaultImage, p -> change.getValue().accept(p.getContainers().get(0))));
             assertThat(r.exit).as(change.getKey()).isNotZero();
@@ -361,6 +382,16 @@ class HelmChartTest {
         Files.writeString(file, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: vap-team\n"
                 + "  labels: {app.kubernetes.io/managed-by: drover-operator}\n" + moreMetadata + "type: " + type + "\n");
         return file;
+    }
+
+    /** The chart's copy of the jvmOptions patterns (for JAVA_TOOL_OPTIONS in a pod) is the CRD's. */
+    @Test
+    void theChartsJvmOptionsPatternsAreTheCrds() throws Exception {
+        String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
+        assertThat(helpers).contains("{{- define \"drover-operator.jvmOptionsAllowed\" -}}\n"
+                + io.drover.operator.api.v1alpha1.ExecutorClusterSpec.JVM_OPTIONS_ALLOWED + "\n{{- end -}}");
+        assertThat(helpers).contains("{{- define \"drover-operator.jvmOptionsRefused\" -}}\n"
+                + io.drover.operator.api.v1alpha1.ExecutorClusterSpec.JVM_XX_REFUSED + "\n{{- end -}}");
     }
 
     /** The ownerReferences line of a manifest's metadata: the cluster controls the object. */
