@@ -224,18 +224,32 @@ final class WorkerPool {
                     return;
                 }
                 Execution ex = new Execution(w, lease, s.attempt(), timeoutOf.apply(job.type()), pass, watched);
-                w.current = ex;
+                synchronized (w) {
+                    w.current = ex;
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    // A shutdown's interrupt came before this run was current, so nothing marked
+                    // it (awaitRunningJobs marks only the run in progress): not run.
+                    synchronized (w) {
+                        w.current = null;
+                    }
+                    throw new InterruptedException("shut down as it started");
+                }
                 busy.incrementAndGet();
                 Outcome outcome;
+                int ended;
                 try {
                     outcome = runner.run(job, s, watched);
                 } finally {
                     busy.decrementAndGet();
-                    synchronized (w) { // the watch interrupts only the run it timed out, never the next
+                    // Under the monitor the watch and the shutdown mark a run by: from here on
+                    // neither marks this one, and the next run is not yet current.
+                    synchronized (w) {
                         w.current = null;
+                        ended = ex.state.compareAndExchange(RUNNING, DONE);
                     }
                 }
-                if (ex.state.compareAndSet(RUNNING, DONE)) {
+                if (ended == RUNNING) {
                     settle(lease, runner.counted(job, outcome));
                 } else if (ex.state.compareAndSet(TIMED_OUT, DONE)) {
                     // Interrupted at its timeout: a run that still succeeded counts (running it
@@ -264,8 +278,8 @@ final class WorkerPool {
             // never will (dead-lettered with the reason); otherwise it is handed back for later.
             // No attempt either way: the mark did not commit.
             if (!settled) {
-                settle(lease, e.rowsFault ? new Outcome.DeadLetter(job, e.getMessage(), 0)
-                        : new Outcome.Retry(job, RetryPolicy.DEFER_DELAY.toMillis(), e.getMessage() + "; handed back", 0));
+                settle(lease, runner.counted(job, e.rowsFault ? new Outcome.DeadLetter(job, e.getMessage(), 0)
+                        : new Outcome.Retry(job, RetryPolicy.DEFER_DELAY.toMillis(), e.getMessage() + "; handed back", 0)));
             }
         } catch (InterruptedException e) {
             // Shutdown interrupted a wait before the job ran: it is given back, at no cost.

@@ -160,9 +160,11 @@ public final class ExecutorMetrics {
     }
 
     /**
-     * A job's outcome, counted once: a run's (the one written, which a timeout or a shutdown may
-     * have put in place of the handler's), or one decided without running the handler (a row
-     * out of range, no handler).
+     * A job's outcome, counted once as the node decided it: a run's (which a timeout or a
+     * shutdown may have put in place of the handler's), or one decided without running the
+     * handler (a row out of range, no handler, a start the database refused). An outcome the
+     * database then refuses to write is dead-lettered by the completion writer, still counted as
+     * decided.
      */
     public void handled(String type, String outcome) {
         byType.computeIfAbsent(type, TypeMeters::new).count(outcome);

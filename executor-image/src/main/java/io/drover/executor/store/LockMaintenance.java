@@ -150,26 +150,34 @@ public final class LockMaintenance {
      * except the ones this node still holds.
      */
     public Recovered sweepExpired(Connection c, Collection<Long> held) throws SQLException {
-        Long[] skipped = refused.current();
-        Recovered r;
-        try {
-            r = expired.run(c, ps -> {
-                ps.setString(1, owner);
-                ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
-                ps.setArray(3, c.createArrayOf("bigint", skipped));
-            });
-        } catch (SQLException e) {
-            if (!SqlErrors.rowRefused(e)) {
-                throw e;
+        Recovered total = Recovered.NONE;
+        for (int i = 0; i < MAX_PAGES; i++) {
+            Long[] skipped = refused.current();
+            Recovered page;
+            try {
+                page = expired.once(c, ps -> {
+                    ps.setString(1, owner);
+                    ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+                    ps.setArray(3, c.createArrayOf("bigint", skipped));
+                });
+            } catch (SQLException e) {
+                if (!SqlErrors.rowRefused(e)) {
+                    throw e;
+                }
+                // A row the database will not let go (a foreign key onto the job table, a user's
+                // trigger): the whole page failed with it, and since it is the oldest expired lock
+                // it would head every page of every node's sweeps, and no dead node's job would be
+                // recovered again. Find it row by row, recover the others, and leave it out; the
+                // pages before it are committed and counted, the next ones go on.
+                page = rowByRow(c, held, skipped);
             }
-            // A row the database will not let go (a foreign key onto the job table, a user's
-            // trigger): the whole page failed with it, and since it is the oldest expired lock it
-            // would head every page of every node's sweeps, and no dead node's job would be
-            // recovered again. Find it row by row, recover the others, and leave it out.
-            r = rowByRow(c, held, skipped);
+            total = total.plus(page);
+            if (page.total() == 0) {
+                break;
+            }
         }
-        notifyIf(c, r.unlocked());
-        return r;
+        notifyIf(c, total.unlocked());
+        return total;
     }
 
     /** How long a row whose recovery the database refused is left out of sweeps before it is tried again. */

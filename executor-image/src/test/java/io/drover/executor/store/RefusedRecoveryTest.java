@@ -43,4 +43,25 @@ class RefusedRecoveryTest {
         assertThat(jobs.count("select count(*) from {s}.job where locked_by is null and suspect")).isEqualTo(3);
         assertThat(jobs.deadLetters()).isZero();
     }
+
+    /** The refused row in a later page: the pages before it, committed, are counted, and the sweep goes on past it. */
+    @Test
+    void pagesBeforeAndAfterTheRefusedRowAreRecoveredAndCounted() throws Exception {
+        Jobs jobs = new Jobs(db, TestDatabase.freshSchema(db));
+        jobs.enqueue(2500, "any", "", 3);
+        jobs.execute("update {s}.job set locked_by = 'gone:1', lock_expires_at = now() - interval '1 hour' + id * interval '1 ms'");
+        jobs.execute("create table {s}.invoice (job_id bigint references {s}.job (id))");
+        jobs.execute("insert into {s}.invoice select min(id) + 1499 from {s}.job");
+        LockMaintenance maintenance = new LockMaintenance(new JobSql(new Tables(jobs.schema())), "node-0:1", "node-0",
+                Duration.ofSeconds(10), 3);
+        jobs.execute("create function {s}.refuse() returns trigger language plpgsql as $$ begin"
+                + " if exists (select 1 from {s}.invoice where job_id = old.id) then raise exception 'job % is invoiced', old.id; end if;"
+                + " return new; end $$");
+        jobs.execute("create trigger refuse before update on {s}.job for each row execute function {s}.refuse()");
+        try (Connection c = db.getConnection()) {
+            LockMaintenance.Recovered r = maintenance.sweepExpired(c, List.of());
+            assertThat(r.unlocked()).as("every other row, in the pages before the refused one and after it").isEqualTo(2499);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by is null")).isEqualTo(2499);
+    }
 }

@@ -131,7 +131,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         if (!images.allows(ec.getSpec().image)) {
             // Change nothing that runs: the fleet keeps its current image.
             String message = "spec.image " + ec.getSpec().image + " is not among the images this operator allows ("
-                    + images.describe() + "; drover.operator.allowedImages)";
+                    + images.describe() + "; the chart's executorImage.allowedImages)";
             LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
             var findings = ClusterStatus.Findings.blocked("an allowed image", "ImageNotAllowed", message);
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());

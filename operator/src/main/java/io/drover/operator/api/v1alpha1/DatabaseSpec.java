@@ -73,7 +73,7 @@ public class DatabaseSpec {
 
     @Min(2)
     @Max(1000)
-    @JsonPropertyDescription("Connections of each executor node's pool for handlers and the API (QUARKUS_DATASOURCE_JDBC_MAX_SIZE). Executor default " + SettingDefaults.POOL_SIZE + ". Each node also opens its engine's own pool of " + SettingDefaults.ENGINE_POOL_SIZE + ": budget max_connections as nodes x (maxPoolSize + " + SettingDefaults.ENGINE_POOL_SIZE + ").")
+    @JsonPropertyDescription("Connections of each executor node's pool for handlers and the API (QUARKUS_DATASOURCE_JDBC_MAX_SIZE). Executor default " + SettingDefaults.POOL_SIZE + ". With engine Drover each node also opens its engine's own pool of " + SettingDefaults.ENGINE_POOL_SIZE + ": budget max_connections as nodes x (maxPoolSize + " + SettingDefaults.ENGINE_POOL_SIZE + "). With engine Flowable this is the node's one pool, at least threads + " + io.drover.contract.FlowablePool.SPARE_CONNECTIONS + ".")
     public Integer maxPoolSize;
 
     public int portOrDefault() {
