@@ -154,6 +154,8 @@ class ExecutorClusterSchemaTest {
             networkPolicy: {from: [{podSelector: {matchExpressions: [{key: app, operator: Bogus}]}}]} | spec.networkPolicy.from[0].podSelector.matchExpressions[0].operator: Unsupported value: "Bogus"
             networkPolicy: {from: [{namespaceSelector: {matchExpressions: [{key: team, operator: In}]}}]} | spec.networkPolicy.from[0].namespaceSelector.matchExpressions[0].values: Invalid value: "object": operators In and NotIn need values
             networkPolicy: {from: [{podSelector: {matchLabels: {app: "a b"}}}]} | spec.networkPolicy.from[0].podSelector.matchLabels.app: Invalid value: "a b"
+            networkPolicy: {from: [{podSelector: {matchLabels: {"a b": x}}}]} | spec.networkPolicy.from[0].podSelector.matchLabels: Invalid value: "object": a label key is a name of at most 63
+            networkPolicy: {from: [{namespaceSelector: {matchExpressions: [{key: "-team", operator: Exists}]}}]} | spec.networkPolicy.from[0].namespaceSelector.matchExpressions[0].key: Invalid value: "-team"
             networkPolicy: {egress: [{to: [{}]}]}       | spec.networkPolicy.egress[0].to[0]: Invalid value: "object": a peer needs podSelector, namespaceSelector or ipBlock
             networkPolicy: {egress: [{ports: [{port: 70000}]}]} | spec.networkPolicy.egress[0].ports[0].port: Invalid value: "": port must be a number from 1 to 65535
             networkPolicy: {egress: [{ports: [{port: Not_A_Name}]}]} | spec.networkPolicy.egress[0].ports[0].port: Invalid value: "": port must be a number from 1 to 65535
