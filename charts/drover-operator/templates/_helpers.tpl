@@ -58,6 +58,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [apps]
   resources: [statefulsets]
   verbs: [get, list, watch, create, update]
+# A change of the node count alone goes through the scale subresource, as an HPA's does.
+- apiGroups: [apps]
+  resources: [statefulsets/scale]
+  verbs: [update]
 # Server-side apply (patch, and create for a new object), get to check ownership first; never
 # listed, watched or deleted (with clusterWide that would be every ConfigMap and Service).
 - apiGroups: [""]

@@ -324,24 +324,26 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * Only the node count changes: the stored StatefulSet is written back with the new count and
-     * nothing else of the operator's, so a template someone changed outside the operator within
-     * {@link OutsideChanges#QUIET} of a restore (or one a failed comparison did not look at this
-     * pass) is not written back, which would roll the executors without the guard or an event.
-     * An update (the verb the chart grants; not a patch) of a copy of the cached object: it carries
-     * the resourceVersion read, so if the count changed meanwhile (the autoscaler) it fails with a
-     * conflict and the pass is retried with fresh data.
+     * Only the node count changes, through the StatefulSet's scale subresource (as an HPA scales
+     * it): a template someone changed outside the operator within {@link OutsideChanges#QUIET}
+     * of a restore (or one a failed comparison did not look at this pass) is neither written back
+     * as declared, which would roll the executors without the guard or an event, nor written
+     * again as it is (the chart's policy on the operator's writes would refuse a template it did
+     * not make, and the scale with it). The Scale carries the resourceVersion read, so if the
+     * count changed meanwhile (the autoscaler) it fails with a conflict and the pass is retried
+     * with fresh data.
      */
     private StatefulSet scale(ExecutorCluster ec, KubernetesClient client, StatefulSet current, Integer wasReplicas, int replicas) {
         LOG.infof("%s/%s: scaling executor StatefulSet from %s to %d nodes", ec.getMetadata().getNamespace(),
                 ec.getMetadata().getName(), wasReplicas, replicas);
-        StatefulSet scaled = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder(current)
-                .editMetadata().withManagedFields((List<io.fabric8.kubernetes.api.model.ManagedFieldsEntry>) null).endMetadata()
-                .editSpec().withReplicas(replicas).endSpec()
-                .withStatus(null).build();
-        StatefulSet updated = client.resource(scaled).update();
+        var statefulSet = client.apps().statefulSets().inNamespace(current.getMetadata().getNamespace())
+                .withName(current.getMetadata().getName());
+        statefulSet.scale(new io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder()
+                .withNewMetadata().withName(current.getMetadata().getName()).withNamespace(current.getMetadata().getNamespace())
+                .withResourceVersion(current.getMetadata().getResourceVersion()).endMetadata()
+                .withNewSpec().withReplicas(replicas).endSpec().build());
         scaled(ec, client, wasReplicas, replicas);
-        return updated;
+        return statefulSet.get();
     }
 
     /** Dry runs made to look for outside changes of a cluster's StatefulSet, for tests. */

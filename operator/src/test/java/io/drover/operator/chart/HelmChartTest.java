@@ -148,10 +148,14 @@ class HelmChartTest {
         assertThat(canI(sa, "list", "executorclusters.drover.io", "rbac-team")).isTrue();
         assertThat(canI(sa, "list", "executorclusters.drover.io", null)).isFalse();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-team")).isTrue();
-        // The writes the reconciler makes, by the verb each needs (its tests run as an admin, so
-        // only this says the chart grants them): a scale alone updates the StatefulSet; keys added
-        // to the settings ConfigMap by hand are removed with a merge patch.
+        // The writes the reconciler makes, by the verb each needs (its tests run as this chart's
+        // ServiceAccount too, TestCluster.operatorToken): a scale alone updates the StatefulSet's scale
+        // subresource; keys added to the settings ConfigMap by hand are removed with a merge patch.
         assertThat(canI(sa, "update", "statefulsets.apps", "rbac-team")).isTrue();
+        assertThat(kubectl("auth", "can-i", "update", "statefulsets.apps", "--subresource=scale", "--as=" + sa, "-n", "rbac-team")
+                .output.strip()).endsWith("yes");
+        assertThat(kubectl("auth", "can-i", "update", "statefulsets.apps", "--subresource=scale", "--as=" + sa, "-n", "rbac-other")
+                .output.strip()).endsWith("no");
         assertThat(canI(sa, "patch", "configmaps", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-other")).isFalse();
         assertThat(canI(sa, "create", "pods", "rbac-team")).isFalse();

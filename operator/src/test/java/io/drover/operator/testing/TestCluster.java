@@ -96,6 +96,49 @@ public final class TestCluster {
         }
     }
 
+    /** The namespace and ServiceAccount of {@link #operatorToken}'s release. */
+    public static final String OPERATOR_NAMESPACE = "drover-operator-test";
+    public static final String OPERATOR_SERVICE_ACCOUNT = "drover-operator";
+
+    /**
+     * A token of the operator's ServiceAccount as the Helm chart installs it (release
+     * "drover-operator", clusterWide, since tests make a namespace each), with the chart's RBAC
+     * and admission policies applied: an operator under test that uses it may do exactly what the
+     * chart lets the real one do, no more (as an admin it once passed with writes the chart's
+     * RBAC did not grant).
+     */
+    public synchronized String operatorToken() {
+        if (client.namespaces().withName(OPERATOR_NAMESPACE).get() == null) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(OPERATOR_NAMESPACE).endMetadata()
+                    .build()).create();
+        }
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(binDir().resolve("helm").toString(),
+                "template", "drover-operator", repoRoot().resolve("charts/drover-operator").toString(),
+                "--namespace", OPERATOR_NAMESPACE, "--kube-version", "1.34.2", "--set", "clusterWide=true",
+                // As the operator's %test configuration (application.properties).
+                "--set", "executorImage.allowedImages={localhost/drover-executor,registry.example.com/drover/}"));
+        for (String template : java.util.List.of("serviceaccount", "rbac", "operator-writes-policy")) {
+            command.addAll(java.util.List.of("--show-only", "templates/" + template + ".yaml"));
+        }
+        try {
+            Process helm = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String rendered = new String(helm.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!helm.waitFor(60, TimeUnit.SECONDS) || helm.exitValue() != 0) {
+                throw new IllegalStateException("helm template failed: " + rendered);
+            }
+            client.resourceList(rendered).forceConflicts().serverSideApply();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return client.serviceAccounts().inNamespace(OPERATOR_NAMESPACE).withName(OPERATOR_SERVICE_ACCOUNT)
+                .tokenRequest(new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
+                        .withExpirationSeconds(24 * 3600L).endSpec().build())
+                .getStatus().getToken();
+    }
+
     /** KEDA's own CRDs, from the KEDA module (tools/build-binaries.sh keda-crds). */
     public void installKedaCrds() {
         Path dir = Paths.get(System.getProperty("it.keda.crds"));

@@ -6,7 +6,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Points the operator under test at the shared {@link TestCluster}. */
+/** Points the operator under test at the shared {@link TestCluster}, as the chart's ServiceAccount. */
 public class TestClusterResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
@@ -16,8 +16,9 @@ public class TestClusterResource implements QuarkusTestResourceLifecycleManager 
         props.put("quarkus.kubernetes-client.trust-certs", "false");
         // kube-api-test's kubeconfig names certificate files, or embeds them: pass on either.
         putEither(props, "ca-cert", c.getCaCertFile(), c.getCaCertData());
-        putEither(props, "client-cert", c.getClientCertFile(), c.getClientCertData());
-        putEither(props, "client-key", c.getClientKeyFile(), c.getClientKeyData());
+        // Not the admin's certificate: the ServiceAccount the chart makes, under the chart's RBAC
+        // and admission policies, so a write the chart does not allow fails here too.
+        props.put("quarkus.kubernetes-client.token", TestCluster.get().operatorToken());
         return props;
     }
 
