@@ -5,6 +5,7 @@ import io.drover.executor.handler.JobContext;
 import io.drover.executor.handler.JobHandler;
 import io.drover.executor.handler.NoopHandler;
 import io.drover.executor.store.PooledDataSource;
+import io.drover.executor.testing.Handlers;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
@@ -242,16 +243,10 @@ class EngineReliabilityTest {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
         CountDownLatch go = new CountDownLatch(1);
-        JobHandler blocked = new JobHandler() {
-            public String type() {
-                return "blocked";
-            }
-
-            public void execute(JobContext job) throws Exception {
-                go.await();
-                throw new IllegalStateException("fails after the wait");
-            }
-        };
+        JobHandler blocked = Handlers.of("blocked", job -> {
+            go.await();
+            throw new IllegalStateException("fails after the wait");
+        });
         jobs.enqueue(10, "blocked", "", 3);
         // A suspect: a node died holding it, so its run is watched, with a start mark.
         jobs.execute("update {s}.job set suspect = true where id = (select min(id) from {s}.job)");
@@ -341,16 +336,10 @@ class EngineReliabilityTest {
         jobs.execute("insert into {s}.job (type, payload, max_attempts, repeat_interval, due_at)"
                 + " values ('slot', '', 3, interval '7 seconds', date_trunc('second', now()))");
         CountDownLatch running = new CountDownLatch(1);
-        JobHandler slow = new JobHandler() {
-            public String type() {
-                return "slot";
-            }
-
-            public void execute(JobContext job) throws InterruptedException {
-                running.countDown();
-                Thread.sleep(Duration.ofMinutes(5));
-            }
-        };
+        JobHandler slow = Handlers.of("slot", job -> {
+            running.countDown();
+            Thread.sleep(Duration.ofMinutes(5));
+        });
         try (ExecutorEngine leaving = TestNode.start(db, schema, s -> s.shutdownGracePeriod(Duration.ofSeconds(1)),
                 List.of(slow))) {
             assertThat(running.await(30, TimeUnit.SECONDS)).as("the timer runs").isTrue();
@@ -359,15 +348,7 @@ class EngineReliabilityTest {
                 + " and due_at <> grid_at and grid_at = date_trunc('second', created_at)"))
                 .as("handed back off its grid, at no cost, the grid kept").isEqualTo(1);
         AtomicInteger runs = new AtomicInteger();
-        JobHandler quick = new JobHandler() {
-            public String type() {
-                return "slot";
-            }
-
-            public void execute(JobContext job) {
-                runs.incrementAndGet();
-            }
-        };
+        JobHandler quick = Handlers.of("slot", job -> runs.incrementAndGet());
         try (ExecutorEngine staying = TestNode.start(db, schema, s -> s, List.of(quick))) {
             Jobs.await("its next run written", Duration.ofSeconds(30), () -> runs.get() >= 1
                     && jobs.count("select count(*) from {s}.job where locked_by is null and grid_at is null") == 1);

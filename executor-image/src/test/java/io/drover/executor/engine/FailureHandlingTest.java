@@ -177,22 +177,14 @@ class FailureHandlingTest {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
-        JobHandler wraps = new JobHandler() {
-            @Override
-            public String type() {
-                return "wraps";
+        JobHandler wraps = io.drover.executor.testing.Handlers.of("wraps", job -> {
+            running.countDown();
+            try {
+                Thread.sleep(Duration.ofMinutes(5));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException("the call was interrupted", e); // the flag is not restored
             }
-
-            @Override
-            public void execute(JobContext job) {
-                running.countDown();
-                try {
-                    Thread.sleep(Duration.ofMinutes(5));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException("the call was interrupted", e); // the flag is not restored
-                }
-            }
-        };
+        });
         jobs.enqueue(1, "wraps", "", 1);
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.shutdownGracePeriod(Duration.ofSeconds(1)),
                 List.of(wraps))) {

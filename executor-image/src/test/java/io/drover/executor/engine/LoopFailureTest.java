@@ -1,8 +1,8 @@
 package io.drover.executor.engine;
 
 import io.agroal.api.AgroalDataSource;
-import io.drover.executor.handler.JobContext;
 import io.drover.executor.handler.JobHandler;
+import io.drover.executor.testing.Handlers;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
 import io.drover.executor.testing.TestNode;
@@ -36,18 +36,10 @@ class LoopFailureTest {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
         AtomicInteger runs = new AtomicInteger();
-        JobHandler counted = new JobHandler() {
-            @Override
-            public String type() {
-                return "counted";
-            }
-
-            @Override
-            public void execute(JobContext job) throws InterruptedException {
-                runs.incrementAndGet();
-                Thread.sleep(1500); // held through a renewal (every second at lockExpiry 4s)
-            }
-        };
+        JobHandler counted = Handlers.of("counted", job -> {
+            runs.incrementAndGet();
+            Thread.sleep(1500); // held through a renewal (every second at lockExpiry 4s)
+        });
         jobs.enqueue(1, "counted", "", 3);
         AtomicBoolean armed = new AtomicBoolean(true);
         try (ExecutorEngine engine = TestNode.start(failingOnce(db, thread, armed), schema,
