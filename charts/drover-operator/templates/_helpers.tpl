@@ -9,10 +9,10 @@
 {{/*
 The name of a cluster-scoped object (ClusterRole and its binding, admission policies): the
 release's namespace too, since a release of the same name in another namespace would otherwise
-take it over.
+take it over. Not truncated (these names may be 253 long): two long namespaces must not meet.
 */}}
 {{- define "drover-operator.clusterScopedName" -}}
-{{- printf "%s-%s" (include "drover-operator.fullname" .) .Release.Namespace | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" (include "drover-operator.fullname" .) .Release.Namespace -}}
 {{- end -}}
 
 {{- define "drover-operator.selectorLabels" -}}
@@ -146,7 +146,7 @@ equal), the other option variables and LD_* nothing at all.
 ^ *((-Xm[sxn][1-9][0-9]*[kKmMgGtT]?|-Xss[1-9][0-9]*[kKmMgGtT]?|-XX:[+-]?[A-Za-z][A-Za-z0-9_]*(=[A-Za-z0-9._:,/+-]*)?|-Xlog:[A-Za-z0-9_.:,=+*/-]*|-Xshare:(auto|off|on)|-D(user[.]timezone|file[.]encoding|java[.]net[.]preferIPv4Stack|java[.]net[.]preferIPv6Addresses|jdk[.]virtualThreadScheduler[.](parallelism|maxPoolSize))=[A-Za-z0-9._/+-]*)( +|$))*$
 {{- end -}}
 {{- define "drover-operator.jvmOptionsRefused" -}}
--XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit|SharedClassListFile|DumpLoadedClassList)
+-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit|SharedClassListFile|SharedArchiveConfigFile|ExtraSharedClassListFile|DumpLoadedClassList|[A-Za-z]*JVMCI[A-Za-z]*)
 {{- end -}}
 {{- define "drover-operator.jvmEnvRefused" -}}
 ['JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JDK_AOT_VM_OPTIONS']

@@ -279,6 +279,16 @@ class HelmChartTest {
         assertThat(agent.output).contains("writes no JVM options or LD_ variables into a ConfigMap");
         assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
                 "-p", "{\"data\":{\"DROVER_THREADS\":\"4\"}}").exit).as("its settings").isZero();
+        // One someone else added stays writable around, and removable, or the operator could not
+        // write the settings again to take it out.
+        assertThat(kubectl("-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
+                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/a.so\"}}").exit).as("an admin").isZero();
+        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
+                "-p", "{\"data\":{\"DROVER_THREADS\":\"8\"}}").exit).as("beside a key someone else added").isZero();
+        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
+                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/b.so\"}}").output).contains("writes no JVM options or LD_ variables");
+        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
+                "-p", "{\"data\":{\"LD_PRELOAD\":null}}").exit).as("taking it out").isZero();
     }
 
     /**
@@ -348,6 +358,11 @@ class HelmChartTest {
                 "LD_PRELOAD", "/tmp/a.so", null)));
         containers.put("a Secret as environment", c -> c.getEnvFrom().add(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
                 .withNewSecretRef().withName("jobs-api").endSecretRef().build()));
+        containers.put("its settings under a prefix (LD_PRELOAD from a key PRELOAD)", c -> c.getEnvFrom().getFirst().setPrefix("LD_"));
+        containers.put("another ConfigMap as environment", c -> c.getEnvFrom().add(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
+                .withNewConfigMapRef().withName("someone-elses").endConfigMapRef().build()));
+        containers.put("a mount over the executor's jar", c -> c.getVolumeMounts().add(new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                .withName("tmp").withMountPath("/app/quarkus-run.jar").withSubPath("a.jar").build()));
         for (var change : containers.entrySet()) {
             Result r = dryRunAs(sa, withPod(defaultImage, p -> change.getValue().accept(p.getContainers().get(0))));
             assertThat(r.exit).as(change.getKey()).isNotZero();
@@ -357,6 +372,24 @@ class HelmChartTest {
         Files.writeString(other, Serialization.asYaml(withPod(defaultImage, p -> p.setServiceAccountName("victim"))));
         Result admin = kubectl("create", "--dry-run=server", "-f", other.toString());
         assertThat(admin.exit).as("the policy binds the operator only: " + admin.output).isZero();
+
+        // Its scale subresource (how the operator changes a node count) scales executors only.
+        StatefulSet executors = statefulSet(plain, "localhost/drover-executor:t1");
+        client.apps().statefulSets().inNamespace("pods-team").resource(executors).create();
+        client.apps().statefulSets().inNamespace("pods-team").resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
+                .withNewMetadata().withName("database").endMetadata().withNewSpec().withServiceName("database")
+                .withNewSelector().addToMatchLabels("app", "database").endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", "database").endMetadata()
+                .withNewSpec().addNewContainer().withName("db").withImage("postgres:17").endContainer().endSpec().endTemplate()
+                .endSpec().build()).create();
+        io.fabric8.kubernetes.client.Config asOperator = TestCluster.get().config();
+        asOperator.setImpersonateUsername(sa.substring("--as=".length()));
+        try (var operator = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(asOperator).build()) {
+            var statefulSets = operator.apps().statefulSets().inNamespace("pods-team");
+            assertThatThrownBy(() -> statefulSets.withName("database").scale(scale("database", 0)))
+                    .hasMessageContaining("the drover operator scales only executor StatefulSets: database is not one");
+            assertThat(statefulSets.withName("plain").scale(scale("plain", 3)).getSpec().getReplicas()).isEqualTo(3);
+        }
     }
 
     /** The StatefulSet the operator writes for this cluster, with its label and controller reference. */
@@ -366,6 +399,11 @@ class HelmChartTest {
                 .withApiVersion("drover.io/v1alpha1").withKind("ExecutorCluster").withName(ec.getMetadata().getName())
                 .withUid(ec.getMetadata().getUid()).withController(true).build()));
         return sts;
+    }
+
+    private static io.fabric8.kubernetes.api.model.autoscaling.v1.Scale scale(String name, int replicas) {
+        return new io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder().withNewMetadata().withName(name)
+                .withNamespace("pods-team").endMetadata().withNewSpec().withReplicas(replicas).endSpec().build();
     }
 
     private static StatefulSet withPod(StatefulSet sts, java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec> change) {
@@ -437,7 +475,7 @@ class HelmChartTest {
                     these.add(kind.group(1) + "/" + name.group(1));
                 }
             }
-            assertThat(these).as("the cluster-scoped objects rendered in " + ns).hasSize(10);
+            assertThat(these).as("the cluster-scoped objects rendered in " + ns).hasSize(12);
             names.add(these);
         }
         assertThat(names.get(0)).doesNotContainAnyElementsOf(names.get(1));
