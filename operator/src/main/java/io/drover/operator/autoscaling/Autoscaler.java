@@ -43,6 +43,8 @@ public final class Autoscaler {
      * of the spec is applied all the same.
      */
     public static final String SCALED_OBJECT_REFUSED = "ScaledObjectRefused";
+    /** Autoscaling is off, and someone's own HPA scales the StatefulSet: the operator leaves the count to it. */
+    public static final String SCALED_BY_ANOTHER_AUTOSCALER = "ScaledByAnotherAutoscaler";
 
     private Autoscaler() {
     }
@@ -67,9 +69,16 @@ public final class Autoscaler {
             if (keda) {
                 delete(client, ec);
             }
-            if (hpaScales(client, ec)) {
+            var hpas = hpasOn(client, ec);
+            if (hpas.stream().anyMatch(hpa -> kedasFor(hpa, ec))) {
                 return new Outcome(false, true, "Disabling", "spec.autoscaling.enabled is false; KEDA's HPA still"
                         + " scales the StatefulSet and is being removed: the fleet keeps its current size until it is gone");
+            }
+            if (!hpas.isEmpty()) {
+                // Someone's own HPA: writing spec.replicas would fight it at every pass.
+                return new Outcome(false, true, SCALED_BY_ANOTHER_AUTOSCALER, "spec.autoscaling.enabled is false, and"
+                        + " HorizontalPodAutoscaler " + hpas.getFirst().getMetadata().getName() + " scales the StatefulSet:"
+                        + " the operator leaves the node count to it (spec.replicas is not applied)");
             }
             return new Outcome(false, false, "Disabled", "spec.autoscaling.enabled is false: running spec.replicas="
                     + ec.getSpec().replicas + " nodes");
@@ -114,25 +123,32 @@ public final class Autoscaler {
         return e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422;
     }
 
-    /** Whether KEDA's HorizontalPodAutoscaler for the cluster's ScaledObject still scales its StatefulSet. */
-    static boolean hpaScales(KubernetesClient client, ExecutorCluster ec) {
+    /** The HorizontalPodAutoscalers that scale the cluster's StatefulSet (KEDA's, or someone's own). */
+    static List<io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler> hpasOn(KubernetesClient client,
+                                                                                             ExecutorCluster ec) {
         return client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ec.getMetadata().getNamespace())
-                .list().getItems().stream().anyMatch(hpa -> kedasFor(hpa, ec));
+                .list().getItems().stream().filter(hpa -> scalesTheStatefulSet(hpa, ec)).toList();
+    }
+
+    private static boolean scalesTheStatefulSet(io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa,
+                                                ExecutorCluster ec) {
+        return hpa.getSpec() != null && hpa.getSpec().getScaleTargetRef() != null
+                && "StatefulSet".equals(hpa.getSpec().getScaleTargetRef().getKind())
+                && Names.statefulSet(ec).equals(hpa.getSpec().getScaleTargetRef().getName());
     }
 
     /**
      * KEDA's HPA for this cluster's ScaledObject (by KEDA's label, or its default name
      * keda-hpa-&lt;ScaledObject&gt;: the operator names none), scaling its StatefulSet. Not any
-     * HPA on the StatefulSet: a user's own would keep the cluster Disabling, at its size, for good.
+     * HPA on the StatefulSet: a user's own is {@link #SCALED_BY_ANOTHER_AUTOSCALER}, not a removal
+     * that never ends.
      */
     static boolean kedasFor(io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa, ExecutorCluster ec) {
         var meta = hpa.getMetadata();
         String scaledObject = Names.scaledObject(ec);
         boolean kedas = ("keda-hpa-" + scaledObject).equals(meta.getName())
                 || (meta.getLabels() != null && scaledObject.equals(meta.getLabels().get("scaledobject.keda.sh/name")));
-        return kedas && hpa.getSpec() != null && hpa.getSpec().getScaleTargetRef() != null
-                && "StatefulSet".equals(hpa.getSpec().getScaleTargetRef().getKind())
-                && Names.statefulSet(ec).equals(hpa.getSpec().getScaleTargetRef().getName());
+        return kedas && scalesTheStatefulSet(hpa, ec);
     }
 
     private static void delete(KubernetesClient client, ExecutorCluster ec) {

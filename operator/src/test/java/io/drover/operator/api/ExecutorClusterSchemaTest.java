@@ -98,6 +98,7 @@ class ExecutorClusterSchemaTest {
             jvmOptions: -D%prod.drover.api.token=known  | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Dcom.sun.management.jmxremote.port=9010 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g -XX:+StartAttachListener | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
+            jvmOptions: -XX:+UnlockExperimentalVMOptions -XX:+EnableJVMCI -XX:+UseJVMCINativeLibrary -XX:JVMCILibPath=/etc/drover/database-ca | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g $(QUARKUS_DATASOURCE_PASSWORD) | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             engine: Camunda                             | spec.engine: Unsupported value: "Camunda": supported values: "Drover", "Flowable"
             engine: Flowable                            | spec.lockMode: Invalid value: "object": lockMode SkipLocked is not available with engine Flowable
@@ -156,6 +157,7 @@ class ExecutorClusterSchemaTest {
             networkPolicy: {from: [{podSelector: {matchLabels: {app: "a b"}}}]} | spec.networkPolicy.from[0].podSelector.matchLabels.app: Invalid value: "a b"
             networkPolicy: {from: [{podSelector: {matchLabels: {"a b": x}}}]} | spec.networkPolicy.from[0].podSelector.matchLabels: Invalid value: "object": a label key is a name of at most 63
             networkPolicy: {from: [{namespaceSelector: {matchExpressions: [{key: "-team", operator: Exists}]}}]} | spec.networkPolicy.from[0].namespaceSelector.matchExpressions[0].key: Invalid value: "-team"
+            networkPolicy: {from: [{podSelector: {matchLabels: {aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x: y}}}]} | spec.networkPolicy.from[0].podSelector.matchLabels: Invalid value: "object": a label key is a name of at most 63
             networkPolicy: {egress: [{to: [{}]}]}       | spec.networkPolicy.egress[0].to[0]: Invalid value: "object": a peer needs podSelector, namespaceSelector or ipBlock
             networkPolicy: {egress: [{ports: [{port: 70000}]}]} | spec.networkPolicy.egress[0].ports[0].port: Invalid value: "": port must be a number from 1 to 65535
             networkPolicy: {egress: [{ports: [{port: Not_A_Name}]}]} | spec.networkPolicy.egress[0].ports[0].port: Invalid value: "": port must be a number from 1 to 65535

@@ -666,6 +666,23 @@ class ExecutorClusterReconcilerTest {
         edit("auto", ec -> ec.getSpec().threads = 64);
         awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabled");
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas() == 2);
+
+        // Someone's own HPA on the StatefulSet: the operator leaves the count to it rather than
+        // write spec.replicas back at every pass, and says so (it once waited for it as for KEDA's).
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName("mine").endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
+                .endSpec().build()).create();
+        edit("auto", ec -> ec.getSpec().threads = 32);
+        ExecutorCluster theirs = awaitCondition("auto", Conditions.AUTOSCALING, "False", Autoscaler.SCALED_BY_ANOTHER_AUTOSCALER);
+        assertThat(condition(theirs, Conditions.AUTOSCALING).getMessage()).contains("HorizontalPodAutoscaler mine scales the StatefulSet");
+        client.apps().statefulSets().inNamespace(ns).withName("auto").scale(5);
+        String before = awaitHash("auto", null);
+        edit("auto", ec -> ec.getSpec().threads = 48);
+        awaitHash("auto", before);
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas())
+                .as("the other autoscaler's count").isEqualTo(5);
     }
 
     @Test

@@ -133,10 +133,29 @@ public final class TestCluster {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        return client.serviceAccounts().inNamespace(OPERATOR_NAMESPACE).withName(OPERATOR_SERVICE_ACCOUNT)
+        String token = client.serviceAccounts().inNamespace(OPERATOR_NAMESPACE).withName(OPERATOR_SERVICE_ACCOUNT)
                 .tokenRequest(new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
                         .withExpirationSeconds(24 * 3600L).endSpec().build())
                 .getStatus().getToken();
+        // Before the operator starts: the token is the ServiceAccount (the policies match its
+        // name), RBAC lets it write, and the API server has loaded the policies: a write of what
+        // the operator never makes is refused by them, not let through and not refused by RBAC.
+        Config tokenOnly = new io.fabric8.kubernetes.client.ConfigBuilder(Config.empty()).withMasterUrl(config().getMasterUrl())
+                .withCaCertData(config().getCaCertData()).withCaCertFile(config().getCaCertFile()).withOauthToken(token).build();
+        try (KubernetesClient asOperator = new KubernetesClientBuilder().withConfig(tokenOnly).build()) {
+            var foreign = new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("not-the-operators")
+                    .endMetadata().build();
+            org.awaitility.Awaitility.await("the chart's policies bind the operator's token").atMost(TIMEOUT)
+                    .pollInterval(Duration.ofMillis(200)).until(() -> {
+                        try {
+                            asOperator.configMaps().inNamespace(OPERATOR_NAMESPACE).resource(foreign).dryRun().create();
+                            return false;
+                        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                            return e.getMessage().contains("the drover operator writes only objects labelled");
+                        }
+                    });
+        }
+        return token;
     }
 
     /** KEDA's own CRDs, from the KEDA module (tools/build-binaries.sh keda-crds). */

@@ -37,13 +37,17 @@ final class NetworkPolicySchema {
     /** A label value (Kubernetes' own rule: at most 63, alphanumeric at both ends). */
     static final String LABEL_VALUE = "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$";
     /**
-     * A label key (Kubernetes' qualified name): an optional DNS-subdomain prefix and '/', then a
-     * name of at most 63 characters, alphanumeric at both ends. No backslashes, as for CEL.
+     * A label key (Kubernetes' qualified name): an optional DNS-subdomain prefix (at most 253,
+     * {@link #LABEL_KEY_PREFIX_FITS}) and '/', then a name of at most 63 characters,
+     * alphanumeric at both ends. No backslashes, as for CEL.
      */
-    static final String LABEL_KEY = "^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?([.][a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?"
+    static final String LABEL_KEY = "^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
             + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
+    /** The prefix of a label key {@code k} (before its '/') is at most 253 characters. */
+    static final String LABEL_KEY_PREFIX_FITS = "(!k.contains('/') || k.indexOf('/') <= 253)";
     static final String LABEL_KEY_MESSAGE = "a label key is a name of at most 63 letters, digits, '-', '_' and '.',"
-            + " alphanumeric at both ends, with an optional DNS prefix and '/' (e.g. app.kubernetes.io/name)";
+            + " alphanumeric at both ends, with an optional DNS prefix of at most 253 characters and '/'"
+            + " (e.g. app.kubernetes.io/name)";
 
     private NetworkPolicySchema() {
     }
@@ -93,13 +97,15 @@ final class NetworkPolicySchema {
         JSONSchemaProps value = labels.getAdditionalProperties().getSchema();
         value.setMaxLength(63L);
         value.setPattern(LABEL_VALUE);
-        addRules(labels, rule("self.all(k, k.matches('" + LABEL_KEY + "'))", LABEL_KEY_MESSAGE, null));
+        addRules(labels, rule("self.all(k, k.matches('" + LABEL_KEY + "') && " + LABEL_KEY_PREFIX_FITS + ")",
+                LABEL_KEY_MESSAGE, null));
         JSONSchemaProps expressions = SchemaCompletions.child(selector, "matchExpressions");
         expressions.setMaxItems(MAX_ENTRIES);
         JSONSchemaProps requirement = SchemaCompletions.items(expressions);
         JSONSchemaProps key = SchemaCompletions.child(requirement, "key");
         key.setMaxLength(317L); // a 253-character prefix, '/', a 63-character name
         key.setPattern(LABEL_KEY);
+        addRules(key, rule("[self].all(k, " + LABEL_KEY_PREFIX_FITS + ")", LABEL_KEY_MESSAGE, null));
         SchemaCompletions.child(requirement, "operator").setEnum(enumOf("In", "NotIn", "Exists", "DoesNotExist"));
         JSONSchemaProps values = SchemaCompletions.child(requirement, "values");
         values.setMaxItems(MAX_ENTRIES);

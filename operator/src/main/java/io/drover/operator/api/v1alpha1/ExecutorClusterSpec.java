@@ -100,13 +100,14 @@ public class ExecutorClusterSpec {
             + "|-D(user[.]timezone|file[.]encoding|java[.]net[.]preferIPv4Stack|java[.]net[.]preferIPv6Addresses"
             + "|jdk[.]virtualThreadScheduler[.](parallelism|maxPoolSize))=[A-Za-z0-9._/+-]*)( +|$))*$";
     /**
-     * -XX flags that run commands, read option files, open the JVM to other processes, or load or
+     * -XX flags that run commands, read option files, open the JVM to other processes, load or
      * write class archives (AOT caches, CDS archives: a crafted archive, e.g. mounted from a
-     * ConfigMap, is code the JVM runs).
+     * ConfigMap, is code the JVM runs), or load a JVMCI compiler (JVMCILibPath names a native
+     * library).
      */
     public static final String JVM_XX_REFUSED = "-XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener"
             + "|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit"
-            + "|SharedClassListFile|DumpLoadedClassList)";
+            + "|SharedClassListFile|SharedArchiveConfigFile|ExtraSharedClassListFile|DumpLoadedClassList|[A-Za-z]*JVMCI[A-Za-z]*)";
     /**
      * -XX flags the executor image's entrypoint sets on the java command line, which the JVM reads
      * after JAVA_TOOL_OPTIONS (jvmOptions): given here they would be ignored without a word.
@@ -119,7 +120,7 @@ public class ExecutorClusterSpec {
             + " so they would have no effect; size the heap with -Xmx (which wins over the percentage), e.g. -Xmx3g";
     public static final String JVM_OPTIONS_MESSAGE = "jvmOptions may hold only heap and stack sizes (-Xms, -Xmx, -Xmn, -Xss, each a size that starts with 1-9, e.g. -Xmx2g),"
             + " -XX flags (not OnError, OnOutOfMemoryError, Flags, VMOptionsFile, StartAttachListener,"
-            + " EnableDynamicAgentLoading, the AOT and CDS archive files), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
+            + " EnableDynamicAgentLoading, the AOT and CDS archive files, JVMCI), -Xlog, -Xshare and the properties -Duser.timezone, -Dfile.encoding,"
             + " -Djava.net.preferIPv4Stack, -Djava.net.preferIPv6Addresses and -Djdk.virtualThreadScheduler.*, separated"
             + " by spaces: no agents, commands, option files, quotes or other properties (use the ExecutorCluster's fields)";
 
