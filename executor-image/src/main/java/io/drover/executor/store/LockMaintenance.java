@@ -150,45 +150,30 @@ public final class LockMaintenance {
      * except the ones this node still holds.
      */
     public Recovered sweepExpired(Connection c, Collection<Long> held) throws SQLException {
-        Recovered total = Recovered.NONE;
-        for (int i = 0; i < MAX_PAGES; i++) {
-            Long[] skipped = refused.current();
-            Recovered page;
-            try {
-                page = expired.once(c, ps -> {
-                    ps.setString(1, owner);
-                    ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
-                    ps.setArray(3, c.createArrayOf("bigint", skipped));
-                });
-            } catch (SQLException e) {
-                if (!SqlErrors.rowRefused(e)) {
-                    throw e;
-                }
-                // A row the database will not let go (a foreign key onto the job table, a user's
-                // trigger): the whole page failed with it, and since it is the oldest expired lock
-                // it would head every page of every node's sweeps, and no dead node's job would be
-                // recovered again. Find it row by row, recover the others, and leave it out; the
-                // pages before it are committed and counted, the next ones go on.
-                page = rowByRow(c, held, skipped);
-            }
-            total = total.plus(page);
-            if (page.total() == 0) {
-                break;
-            }
-        }
-        notifyIf(c, total.unlocked());
-        return total;
+        // A row the database will not let go (a foreign key onto the job table, a user's trigger)
+        // fails its whole page, and since it is the oldest expired lock it would head every page
+        // of every node's sweeps, and no dead node's job would be recovered again. That page is
+        // recovered row by row, the row left out; the pages before it are committed and counted,
+        // the next ones go on.
+        Recovered r = expired.run(c, ps -> bindExpired(c, ps, held, refused.current()), () -> rowByRow(c, held));
+        notifyIf(c, r.unlocked());
+        return r;
+    }
+
+    /** The parameters of a selection of expired locks: owner, held ids, then the ids left out. */
+    private void bindExpired(Connection c, PreparedStatement ps, Collection<Long> held, Long[] leftOut) throws SQLException {
+        ps.setString(1, owner);
+        ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+        ps.setArray(3, c.createArrayOf("bigint", leftOut));
     }
 
     /** How long a row whose recovery the database refused is left out of sweeps before it is tried again. */
     static final Duration REFUSED_FOR = Duration.ofMinutes(10);
 
-    private Recovered rowByRow(Connection c, Collection<Long> held, Long[] skipped) throws SQLException {
+    private Recovered rowByRow(Connection c, Collection<Long> held) throws SQLException {
         List<Long> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(expiredPage)) {
-            ps.setString(1, owner);
-            ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
-            ps.setArray(3, c.createArrayOf("bigint", skipped));
+            bindExpired(c, ps, held, refused.current());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getLong(1));
@@ -322,6 +307,12 @@ public final class LockMaintenance {
         void bind(PreparedStatement ps) throws SQLException;
     }
 
+    /** Recovers instead a page the database refused for one of its rows ({@link SqlErrors#rowRefused}). */
+    @FunctionalInterface
+    private interface RefusedPage {
+        Recovered recover() throws SQLException;
+    }
+
     /** Runs the two statements that recover a selection of locked rows, page by page. */
     private static final class Recovery {
         private final String poison;
@@ -333,9 +324,22 @@ public final class LockMaintenance {
         }
 
         Recovered run(Connection c, Binder binder) throws SQLException {
+            return run(c, binder, null);
+        }
+
+        /** @param refusedPage what recovers a page the database refused for one of its rows; null: the failure stands */
+        Recovered run(Connection c, Binder binder, RefusedPage refusedPage) throws SQLException {
             Recovered total = Recovered.NONE;
             for (int i = 0; i < MAX_PAGES; i++) {
-                Recovered page = once(c, binder);
+                Recovered page;
+                try {
+                    page = once(c, binder);
+                } catch (SQLException e) {
+                    if (refusedPage == null || !SqlErrors.rowRefused(e)) {
+                        throw e;
+                    }
+                    page = refusedPage.recover();
+                }
                 total = total.plus(page);
                 if (page.total() == 0) {
                     break;
@@ -352,7 +356,7 @@ public final class LockMaintenance {
          * sweeping node had given up on it; in a transaction it waits for a COMMIT that node never
          * sends (LateStatementsTest). One round trip more per page, every sweep interval: nothing.
          */
-        Recovered once(Connection c, Binder binder) throws SQLException {
+        private Recovered once(Connection c, Binder binder) throws SQLException {
             return Transactions.run(c, () -> page(c, binder));
         }
 
