@@ -30,7 +30,7 @@ class AlertRulesTest {
     @BeforeAll
     @SuppressWarnings("unchecked")
     static void renderTheRules() throws Exception {
-        var rendered = HelmChartTest.run(List.of(TestCluster.binDir().resolve("helm").toString(), "template", "d",
+        var rendered = io.drover.operator.testing.Command.run(List.of(TestCluster.binDir().resolve("helm").toString(), "template", "d",
                 HelmChartTest.CHART.toString(), "--kube-version", "1.34.2", "--set", "metrics.prometheusRule.enabled=true",
                 "--show-only", "templates/prometheusrule.yaml"));
         assertThat(rendered.exit()).as(rendered.output()).isZero();
@@ -49,14 +49,14 @@ class AlertRulesTest {
 
     @Test
     void promtoolAcceptsTheRules() throws Exception {
-        var check = HelmChartTest.run(List.of(promtool(), "check", "rules", dir.resolve("rules.yaml").toString()));
+        var check = io.drover.operator.testing.Command.run(List.of(promtool(), "check", "rules", dir.resolve("rules.yaml").toString()));
         assertThat(check.exit()).as(check.output()).isZero();
         assertThat(check.output()).contains("SUCCESS: " + rules.size() + " rules found");
     }
 
     @Test
     void everyAlertFiresWhenItShouldAndOnlyThen() throws Exception {
-        var test = HelmChartTest.run(List.of(promtool(), "test", "rules", dir.resolve("drover-alerts.test.yaml").toString()));
+        var test = io.drover.operator.testing.Command.run(List.of(promtool(), "test", "rules", dir.resolve("drover-alerts.test.yaml").toString()));
         assertThat(test.exit()).as(test.output()).isZero();
         String tests = Files.readString(dir.resolve("drover-alerts.test.yaml"));
         for (Map<String, Object> rule : rules) {

@@ -56,7 +56,7 @@ class DashboardTest {
         }
         Path file = Files.createTempFile("drover-dashboard", ".rules.yaml");
         Files.writeString(file, rules);
-        var check = HelmChartTest.run(List.of(TestCluster.binDir().resolve("promtool").toString(), "check", "rules", file.toString()));
+        var check = io.drover.operator.testing.Command.run(List.of(TestCluster.binDir().resolve("promtool").toString(), "check", "rules", file.toString()));
         assertThat(check.exit()).as(check.output()).isZero();
         assertThat(check.output()).contains("SUCCESS: " + exprs.size() + " rules found");
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.testing.Clusters;
+import io.drover.operator.testing.Command.Result;
 import io.drover.operator.testing.TestCluster;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -15,8 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,10 +24,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.drover.operator.testing.Command.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -85,8 +84,8 @@ class HelmChartTest {
     @Test
     void lintsClean() throws Exception {
         Result r = run(List.of(bin("helm"), "lint", "--strict", CHART.toString()));
-        assertThat(r.exit).as(r.output).isZero();
-        assertThat(r.output).contains("0 chart(s) failed");
+        assertThat(r.exit()).as(r.output()).isZero();
+        assertThat(r.output()).contains("0 chart(s) failed");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -106,22 +105,22 @@ class HelmChartTest {
             template.addAll(List.of(values.split(" ")));
         }
         Result rendered = run(template);
-        assertThat(rendered.exit).as(rendered.output).isZero();
+        assertThat(rendered.exit()).as(rendered.output()).isZero();
         Path manifest = Files.createTempFile("drover-chart", ".yaml");
-        Files.writeString(manifest, rendered.output);
+        Files.writeString(manifest, rendered.output());
 
         Result conform = run(List.of(bin("kubeconform"), "-strict", "-summary", "-output", "text",
                 "-schema-location", schemas + "/{{ .ResourceKind }}{{ .KindSuffix }}.json", manifest.toString()));
-        assertThat(conform.exit).as(conform.output).isZero();
-        assertThat(conform.output).contains("Invalid: 0, Errors: 0");
-        assertThat(summaryCount(conform.output, "Valid")).isGreaterThanOrEqualTo(6);
+        assertThat(conform.exit()).as(conform.output()).isZero();
+        assertThat(conform.output()).contains("Invalid: 0, Errors: 0");
+        assertThat(summaryCount(conform.output(), "Valid")).isGreaterThanOrEqualTo(6);
 
         for (String ns : List.of("drover-system", "team-a", "team-b")) {
             run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "create", "namespace", ns));
         }
         Result dryRun = run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "apply", "--dry-run=server",
                 "--validate=strict", "-f", manifest.toString()));
-        assertThat(dryRun.exit).as(dryRun.output).isZero();
+        assertThat(dryRun.exit()).as(dryRun.output()).isZero();
     }
 
     /**
@@ -153,9 +152,9 @@ class HelmChartTest {
         // subresource; keys added to the settings ConfigMap by hand are removed with a merge patch.
         assertThat(canI(sa, "update", "statefulsets.apps", "rbac-team")).isTrue();
         assertThat(kubectl("auth", "can-i", "update", "statefulsets.apps", "--subresource=scale", "--as=" + sa, "-n", "rbac-team")
-                .output.strip()).endsWith("yes");
+                .output().strip()).endsWith("yes");
         assertThat(kubectl("auth", "can-i", "update", "statefulsets.apps", "--subresource=scale", "--as=" + sa, "-n", "rbac-other")
-                .output.strip()).endsWith("no");
+                .output().strip()).endsWith("no");
         assertThat(canI(sa, "patch", "configmaps", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-other")).isFalse();
         assertThat(canI(sa, "create", "pods", "rbac-team")).isFalse();
@@ -226,8 +225,8 @@ class HelmChartTest {
     @Test
     void clusterWideExcludesWatchNamespaces() throws Exception {
         Result r = template("--set", "clusterWide=true", "--set", "watchNamespaces={a}");
-        assertThat(r.exit).isNotZero();
-        assertThat(r.output).contains("clusterWide: true manages every namespace: leave watchNamespaces empty");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.output()).contains("clusterWide: true manages every namespace: leave watchNamespaces empty");
     }
 
     /**
@@ -250,45 +249,45 @@ class HelmChartTest {
                 "  annotations: {kubernetes.io/service-account.name: victim}\n" + ownedBy(owner));
         // The policy takes effect once the API server has loaded it.
         org.awaitility.Awaitility.await("the operator may not mint a token").atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(kubectl(sa, "create", "-f", token.toString()).output)
+                .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(kubectl(sa, "create", "-f", token.toString()).output())
                         .contains("creates only Opaque Secrets named <cluster>-api or <cluster>-roll-key"));
         Result foreign = kubectl(sa, "-n", "vap-team", "label", "configmap", "someone-elses", "x=y");
-        assertThat(foreign.exit).isNotZero();
-        assertThat(foreign.output).contains("writes only objects labelled app.kubernetes.io/managed-by=drover-operator"
+        assertThat(foreign.exit()).isNotZero();
+        assertThat(foreign.output()).contains("writes only objects labelled app.kubernetes.io/managed-by=drover-operator"
                 + " and controlled by an ExecutorCluster");
         Result unlabelled = kubectl(sa, "-n", "vap-team", "create", "secret", "generic", "jobs-api", "--from-literal=token=t");
-        assertThat(unlabelled.output).contains("writes only objects labelled");
+        assertThat(unlabelled.output()).contains("writes only objects labelled");
         Result unowned = kubectl(sa, "create", "-f", secret("jobs-api", "Opaque", "").toString());
-        assertThat(unowned.exit).as("labelled, but no cluster's").isNotZero();
-        assertThat(unowned.output).contains("controlled by an ExecutorCluster");
+        assertThat(unowned.exit()).as("labelled, but no cluster's").isNotZero();
+        assertThat(unowned.output()).contains("controlled by an ExecutorCluster");
         // What the operator makes is let through, and the policy binds nobody else.
         Result created = kubectl(sa, "create", "-f", secret("jobs-api", "Opaque", ownedBy(owner)).toString());
-        assertThat(created.exit).as(created.output).isZero();
-        assertThat(kubectl("-n", "vap-team", "label", "configmap", "someone-elses", "x=y").exit).as("an admin").isZero();
+        assertThat(created.exit()).as(created.output()).isZero();
+        assertThat(kubectl("-n", "vap-team", "label", "configmap", "someone-elses", "x=y").exit()).as("an admin").isZero();
         // Its own object whose label someone removed: its next write puts the label back.
         Path settings = Files.createTempFile("jobs-settings", ".yaml");
         Files.writeString(settings, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: jobs-settings\n  namespace: vap-team\n"
                 + ownedBy(owner) + "data: {a: b}\n");
-        assertThat(kubectl("create", "-f", settings.toString()).exit).isZero();
+        assertThat(kubectl("create", "-f", settings.toString()).exit()).isZero();
         Result relabel = kubectl(sa, "-n", "vap-team", "label", "configmap", "jobs-settings", "app.kubernetes.io/managed-by=drover-operator");
-        assertThat(relabel.exit).as(relabel.output).isZero();
+        assertThat(relabel.exit()).as(relabel.output()).isZero();
         // Executors read their settings ConfigMap as environment: no JVM options through it.
         Result agent = kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
                 "-p", "{\"data\":{\"JAVA_TOOL_OPTIONS\":\"-javaagent:/tmp/a.jar\"}}");
-        assertThat(agent.exit).isNotZero();
-        assertThat(agent.output).contains("writes no JVM options or LD_ variables into a ConfigMap");
+        assertThat(agent.exit()).isNotZero();
+        assertThat(agent.output()).contains("writes no JVM options or LD_ variables into a ConfigMap");
         assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"DROVER_THREADS\":\"4\"}}").exit).as("its settings").isZero();
+                "-p", "{\"data\":{\"DROVER_THREADS\":\"4\"}}").exit()).as("its settings").isZero();
         // One someone else added stays writable around, and removable, or the operator could not
         // write the settings again to take it out.
         assertThat(kubectl("-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/a.so\"}}").exit).as("an admin").isZero();
+                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/a.so\"}}").exit()).as("an admin").isZero();
         assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"DROVER_THREADS\":\"8\"}}").exit).as("beside a key someone else added").isZero();
+                "-p", "{\"data\":{\"DROVER_THREADS\":\"8\"}}").exit()).as("beside a key someone else added").isZero();
         assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/b.so\"}}").output).contains("writes no JVM options or LD_ variables");
+                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/b.so\"}}").output()).contains("writes no JVM options or LD_ variables");
         assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"LD_PRELOAD\":null}}").exit).as("taking it out").isZero();
+                "-p", "{\"data\":{\"LD_PRELOAD\":null}}").exit()).as("taking it out").isZero();
     }
 
     /**
@@ -317,11 +316,11 @@ class HelmChartTest {
                 """));
         StatefulSet defaultImage = statefulSet(plain, "localhost/drover-executor:t1");
         org.awaitility.Awaitility.await("the policy is loaded").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
-                .untilAsserted(() -> assertThat(dryRunAs(sa, withPod(defaultImage, p -> p.setServiceAccountName("victim"))).output)
+                .untilAsserted(() -> assertThat(dryRunAs(sa, withPod(defaultImage, p -> p.setServiceAccountName("victim"))).output())
                         .contains("runs executor pods only as it makes them"));
         for (StatefulSet own : List.of(defaultImage, statefulSet(full, "localhost/drover-executor:t1"))) {
             Result r = dryRunAs(sa, own);
-            assertThat(r.exit).as(r.output).isZero();
+            assertThat(r.exit()).as(r.output()).isZero();
         }
         Map<String, java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec>> pods = Map.of(
                 "a token mounted", p -> p.setAutomountServiceAccountToken(true),
@@ -335,8 +334,8 @@ class HelmChartTest {
                         .withName("init").withImage("registry.example.com/drover/executor:2").build())));
         for (var change : pods.entrySet()) {
             Result r = dryRunAs(sa, withPod(defaultImage, change.getValue()));
-            assertThat(r.exit).as(change.getKey()).isNotZero();
-            assertThat(r.output).as(change.getKey()).contains("runs executor pods only as it makes them");
+            assertThat(r.exit()).as(change.getKey()).isNotZero();
+            assertThat(r.output()).as(change.getKey()).contains("runs executor pods only as it makes them");
         }
         Map<String, java.util.function.Consumer<io.fabric8.kubernetes.api.model.Container>> containers = Map.of(
                 "another image", c -> c.setImage("evil.example.com/miner:1"),
@@ -365,13 +364,13 @@ class HelmChartTest {
                 .withName("tmp").withMountPath("/app/quarkus-run.jar").withSubPath("a.jar").build()));
         for (var change : containers.entrySet()) {
             Result r = dryRunAs(sa, withPod(defaultImage, p -> change.getValue().accept(p.getContainers().get(0))));
-            assertThat(r.exit).as(change.getKey()).isNotZero();
-            assertThat(r.output).as(change.getKey()).contains("runs executor containers only as it makes them");
+            assertThat(r.exit()).as(change.getKey()).isNotZero();
+            assertThat(r.output()).as(change.getKey()).contains("runs executor containers only as it makes them");
         }
         Path other = Files.createTempFile("admin", ".yaml");
         Files.writeString(other, Serialization.asYaml(withPod(defaultImage, p -> p.setServiceAccountName("victim"))));
         Result admin = kubectl("create", "--dry-run=server", "-f", other.toString());
-        assertThat(admin.exit).as("the policy binds the operator only: " + admin.output).isZero();
+        assertThat(admin.exit()).as("the policy binds the operator only: " + admin.output()).isZero();
 
         // Its scale subresource (how the operator changes a node count) scales executors only.
         StatefulSet executors = statefulSet(plain, "localhost/drover-executor:t1");
@@ -446,11 +445,11 @@ class HelmChartTest {
     @Test
     void moreThanOneOperatorNeedsLeaderElection() throws Exception {
         Result r = template("--set", "replicas=2", "--set", "leaderElection.enabled=false");
-        assertThat(r.exit).isNotZero();
-        assertThat(r.output).contains("replicas above 1 need leaderElection.enabled");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.output()).contains("replicas above 1 need leaderElection.enabled");
         Result single = template("--set", "leaderElection.enabled=false", "--show-only", "templates/deployment.yaml");
-        assertThat(single.exit).as(single.output).isZero();
-        assertThat(single.output).contains("type: Recreate");
+        assertThat(single.exit()).as(single.output()).isZero();
+        assertThat(single.output()).contains("type: Recreate");
     }
 
     /**
@@ -466,9 +465,9 @@ class HelmChartTest {
         for (String ns : List.of("team-a", "team-b")) {
             Result r = template("--namespace", ns, "--set", "clusterWide=true",
                     "--set", "executorImage.allowedImages={registry.example.com/drover/}");
-            assertThat(r.exit).as(r.output).isZero();
+            assertThat(r.exit()).as(r.output()).isZero();
             List<String> these = new ArrayList<>();
-            for (String doc : r.output.split("(?m)^---$")) {
+            for (String doc : r.output().split("(?m)^---$")) {
                 Matcher kind = Pattern.compile("(?m)^kind: (\\w+)$").matcher(doc);
                 Matcher name = Pattern.compile("(?m)^  name: (\\S+)$").matcher(doc);
                 if (kind.find() && kinds.contains(kind.group(1)) && name.find()) {
@@ -489,23 +488,23 @@ class HelmChartTest {
         List<String> unwatched = new ArrayList<>(List.of("--namespace", "ops", "--set", "watchNamespaces={team-a}"));
         unwatched.addAll(List.of(cluster));
         Result r = template(unwatched.toArray(String[]::new));
-        assertThat(r.exit).isNotZero();
-        assertThat(r.output).contains("executorCluster.create installs the ExecutorCluster in the release's namespace ops,"
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.output()).contains("executorCluster.create installs the ExecutorCluster in the release's namespace ops,"
                 + " which this operator does not manage (watchNamespaces: team-a)");
         List<String> watched = new ArrayList<>(List.of("--namespace", "ops", "--set", "watchNamespaces={team-a,ops}"));
         watched.addAll(List.of(cluster));
-        assertThat(template(watched.toArray(String[]::new)).exit).isZero();
+        assertThat(template(watched.toArray(String[]::new)).exit()).isZero();
         List<String> own = new ArrayList<>(List.of("--namespace", "ops"));
         own.addAll(List.of(cluster));
-        assertThat(template(own.toArray(String[]::new)).exit).as("the release's namespace, managed by default").isZero();
+        assertThat(template(own.toArray(String[]::new)).exit()).as("the release's namespace, managed by default").isZero();
     }
 
     /** The CRD's CEL rules use the CIDR library, which a 1.30 API server refuses in a new rule. */
     @Test
     void theChartRefusesAKubernetesTooOldForItsCrd() throws Exception {
         Result old = run(List.of(bin("helm"), "template", "d", CHART.toString(), "--kube-version", "1.30.9"));
-        assertThat(old.exit).isNotZero();
-        assertThat(old.output).contains("incompatible with Kubernetes v1.30.9");
+        assertThat(old.exit()).isNotZero();
+        assertThat(old.output()).contains("incompatible with Kubernetes v1.30.9");
     }
 
     /** `helm template d` of the chart for Kubernetes 1.34, with these arguments. */
@@ -520,18 +519,18 @@ class HelmChartTest {
                 "--namespace", namespace, "--kube-version", "1.34.2"));
         template.addAll(List.of(values));
         Result rendered = run(template);
-        assertThat(rendered.exit).as(rendered.output).isZero();
+        assertThat(rendered.exit()).as(rendered.output()).isZero();
         Path manifest = Files.createTempFile("drover-chart-rbac", ".yaml");
-        Files.writeString(manifest, rendered.output);
+        Files.writeString(manifest, rendered.output());
         Result applied = kubectl("apply", "-f", manifest.toString());
-        assertThat(applied.exit).as(applied.output).isZero();
+        assertThat(applied.exit()).as(applied.output()).isZero();
     }
 
     /** `kubectl auth can-i` as the given user (impersonated by the test's admin). */
     private static boolean canI(String user, String verb, String resource, String namespace) throws Exception {
         List<String> args = new ArrayList<>(List.of("auth", "can-i", verb, resource, "--as=" + user));
         args.addAll(namespace == null ? List.of("--all-namespaces") : List.of("-n", namespace));
-        String out = kubectl(args.toArray(String[]::new)).output.strip();
+        String out = kubectl(args.toArray(String[]::new)).output().strip();
         String answer = out.substring(out.lastIndexOf('\n') + 1); // "yes", "no" or "no - <reason>"
         assertThat(answer).as(String.join(" ", args) + "\n" + out).matches("yes|no.*");
         return answer.equals("yes");
@@ -546,17 +545,17 @@ class HelmChartTest {
     @Test
     void valuesSchemaRefusesUnknownAndInvalidValues() throws Exception {
         Result unknown = template("--set", "threads=3");
-        assertThat(unknown.exit).isNotZero();
-        assertThat(unknown.output).contains("additional properties 'threads' not allowed");
+        assertThat(unknown.exit()).isNotZero();
+        assertThat(unknown.output()).contains("additional properties 'threads' not allowed");
         Result bad = template("--set", "image.pullPolicy=Sometimes");
-        assertThat(bad.exit).isNotZero();
-        assertThat(bad.output).contains("/image/pullPolicy");
+        assertThat(bad.exit()).isNotZero();
+        assertThat(bad.output()).contains("/image/pullPolicy");
         Result interval = template("--set", "figuresInterval=1m30s");
-        assertThat(interval.exit).as("a duration the operator's config cannot read").isNotZero();
-        assertThat(interval.output).contains("/figuresInterval");
+        assertThat(interval.exit()).as("a duration the operator's config cannot read").isNotZero();
+        assertThat(interval.output()).contains("/figuresInterval");
         Result set = template("--set", "secretRecheckInterval=30s", "--set", "metrics.scrapeNamespaces={monitoring,obs}",
                 "--show-only", "templates/deployment.yaml");
-        assertThat(set.output).contains("name: DROVER_OPERATOR_SECRET_RECHECK_INTERVAL\n              value: \"30s\"")
+        assertThat(set.output()).contains("name: DROVER_OPERATOR_SECRET_RECHECK_INTERVAL\n              value: \"30s\"")
                 .contains("name: DROVER_OPERATOR_SCRAPE_NAMESPACES\n              value: \"monitoring,obs\"");
     }
 
@@ -581,19 +580,4 @@ class HelmChartTest {
         return TestCluster.binDir().resolve(name).toString();
     }
 
-    record Result(int exit, String output) {
-    }
-
-    static Result run(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out;
-        try (InputStream in = p.getInputStream()) {
-            out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("timed out: " + command);
-        }
-        return new Result(p.exitValue(), out);
-    }
 }

@@ -43,7 +43,7 @@ class PodMonitorTest {
         List<String> command = new ArrayList<>(List.of(TestCluster.binDir().resolve("helm").toString(), "template", "d",
                 HelmChartTest.CHART.toString(), "--namespace", "drover-system", "--kube-version", "1.34.2"));
         command.addAll(Arrays.asList(values));
-        var rendered = HelmChartTest.run(command);
+        var rendered = io.drover.operator.testing.Command.run(command);
         assertThat(rendered.exit()).as(rendered.output()).isZero();
         List<GenericKubernetesResource> objects = new ArrayList<>();
         for (String doc : rendered.output().split("(?m)^---$")) {

@@ -121,12 +121,11 @@ public final class TestCluster {
             command.addAll(java.util.List.of("--show-only", "templates/" + template + ".yaml"));
         }
         try {
-            Process helm = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String rendered = new String(helm.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (!helm.waitFor(60, TimeUnit.SECONDS) || helm.exitValue() != 0) {
-                throw new IllegalStateException("helm template failed: " + rendered);
+            Command.Result rendered = Command.run(command);
+            if (rendered.exit() != 0) {
+                throw new IllegalStateException("helm template failed: " + rendered.output());
             }
-            client.resourceList(rendered).forceConflicts().serverSideApply();
+            client.resourceList(rendered.output()).forceConflicts().serverSideApply();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {
