@@ -58,6 +58,12 @@ public final class ExecutorEngine implements AutoCloseable {
 
     public ExecutorEngine(ExecutorSettings settings, DataSource dataSource, HandlerRegistry handlers,
                           ExecutorMetrics metrics) {
+        this(settings, dataSource, handlers, metrics, null);
+    }
+
+    /** With the factory of its workers' threads (a test's, that can fail as a JVM out of threads does). */
+    ExecutorEngine(ExecutorSettings settings, DataSource dataSource, HandlerRegistry handlers,
+                   ExecutorMetrics metrics, java.util.concurrent.ThreadFactory workerThreads) {
         this.settings = settings;
         this.dataSource = dataSource;
         this.metrics = metrics;
@@ -78,9 +84,11 @@ public final class ExecutorEngine implements AutoCloseable {
         // a half-open connection is only found out when its timeout fires), and no loop ended
         // on an error it did not expect (its outcomes or renewals might never come).
         long stalled = Duration.ofSeconds(1).toNanos();
-        this.pool = new WorkerPool(settings.threads(), settings.queueSize(), settings.virtualThreads(), node,
+        this.pool = new WorkerPool(settings.threads(), settings.queueSize(),
+                workerThreads != null ? workerThreads : WorkerPool.workerThreads(settings.virtualThreads(), node), node,
                 runner, starter, held, settings::jobTimeout, settings.maxCrashes(), completions::submit,
-                () -> database.reachable() && completions.stalledNanos() < stalled && !heartbeats.anyEnded(), metrics);
+                () -> database.reachable() && completions.stalledNanos() < stalled && !heartbeats.anyEnded(),
+                heartbeats, metrics);
         // Outcomes waiting to be written count against the node too: at most a queue's worth, or
         // one full write, before it stops acquiring (AcquisitionLoop).
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
@@ -237,7 +245,7 @@ public final class ExecutorEngine implements AutoCloseable {
 
     /**
      * Why this node cannot do its work any more (empty when it can): a loop that stopped making
-     * progress, or workers all stuck. Liveness reports these, so the node is restarted instead
+     * progress, workers all stuck, or workers the JVM could not start. Liveness reports these, so the node is restarted instead
      * of holding its jobs while it looks healthy.
      */
     public List<String> stuck() {
@@ -245,7 +253,7 @@ public final class ExecutorEngine implements AutoCloseable {
             return state == State.STOPPED ? List.of("engine stopped") : List.of();
         }
         List<String> problems = new ArrayList<>(heartbeats.silentFor(settings.stallTimeout().toNanos()));
-        String workers = pool.problem();
+        String workers = pool.problem(settings.stallTimeout());
         if (workers != null) {
             problems.add(workers);
         }

@@ -13,6 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -33,6 +34,11 @@ import java.util.function.Function;
  * replaced. A run that outlives its {@code jobTimeout} is interrupted; one that ignores the
  * interrupt is given up after a grace period, its outcome written for it and its worker
  * replaced, so a hung handler costs a thread, never the node's queue.
+ *
+ * <p>A worker the JVM cannot start (no native thread: a container's pids limit, memory) is
+ * counted missing and started again at every turn of the timeout watch; {@link #problem} tells
+ * liveness when the pool has no worker left, or has been short of workers for long, so the
+ * node is restarted rather than working on at a fraction of its threads with nothing saying so.
  */
 final class WorkerPool {
     private static final Logger LOG = Logger.getLogger(WorkerPool.class);
@@ -51,7 +57,7 @@ final class WorkerPool {
     private final Semaphore freeSlots;
     private final int queueSize;
     private final int threads;
-    private final Thread.Builder builder;
+    private final ThreadFactory workerThreads;
     private final JobRunner runner;
     private final JobStarter starter;
     private final HeldJobs held;
@@ -64,6 +70,11 @@ final class WorkerPool {
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger busy = new AtomicInteger();
     private final AtomicInteger stuck = new AtomicInteger();
+    /** Workers that could not be started, and since when the pool has been short of any (nanoTime). */
+    private final AtomicInteger missing = new AtomicInteger();
+    private volatile long missingSince;
+    private volatile String missingCause;
+    private final Heartbeats.Beat watchBeat;
     private final Thread watch;
     private volatile boolean stopping;
 
@@ -126,15 +137,16 @@ final class WorkerPool {
                 if (!abandoned && !stopping) {
                     // Only a bug can get here (process() catches everything): keep the pool full.
                     LOG.errorf("Worker %s ended unexpectedly; starting a replacement", thread.getName());
-                    startWorker();
+                    replace();
                 }
             }
         }
     }
 
-    WorkerPool(int threads, int queueSize, boolean virtualThreads, String nodeName, JobRunner runner,
+    WorkerPool(int threads, int queueSize, ThreadFactory workerThreads, String nodeName, JobRunner runner,
                JobStarter starter, HeldJobs held, Function<String, Duration> timeoutOf, int maxCrashes,
-               Consumer<Outcome> completions, BooleanSupplier recordable, ExecutorMetrics metrics) {
+               Consumer<Outcome> completions, BooleanSupplier recordable, Heartbeats heartbeats,
+               ExecutorMetrics metrics) {
         this.threads = threads;
         this.queueSize = queueSize;
         this.queue = new ArrayBlockingQueue<>(queueSize);
@@ -147,24 +159,61 @@ final class WorkerPool {
         this.completions = completions;
         this.recordable = recordable;
         this.metrics = metrics;
-        this.builder = virtualThreads
-                ? Thread.ofVirtual().name("drover-worker-" + nodeName + "-", 0)
-                : Thread.ofPlatform().daemon(false).name("drover-worker-" + nodeName + "-", 0);
-        this.watch = Thread.ofPlatform().daemon().name("drover-timeouts-" + nodeName).unstarted(this::watchTimeouts);
+        this.workerThreads = workerThreads;
+        this.watchBeat = heartbeats.register("timeout watch");
+        this.watch = Thread.ofPlatform().daemon().name("drover-timeouts-" + nodeName)
+                .unstarted(watchBeat.guarded(this::watchTimeouts, LOG));
+    }
+
+    /** The workers' threads as the threads and virtualThreads settings say. */
+    static ThreadFactory workerThreads(boolean virtualThreads, String nodeName) {
+        return (virtualThreads ? Thread.ofVirtual().name("drover-worker-" + nodeName + "-", 0)
+                : Thread.ofPlatform().daemon(false).name("drover-worker-" + nodeName + "-", 0)).factory();
     }
 
     void start() {
         for (int i = 0; i < threads; i++) {
-            startWorker();
+            replace();
         }
         watch.start();
     }
 
-    private void startWorker() {
+    /** Starts a worker in place of one gone; if the JVM cannot start it, it is counted missing. */
+    private void replace() {
+        if (!startWorker()) {
+            if (missing.getAndIncrement() == 0) {
+                missingSince = System.nanoTime();
+            }
+        }
+    }
+
+    /** Starts the workers counted missing, as many as the JVM lets (the timeout watch, every turn). */
+    private void startMissing() {
+        while (missing.get() > 0 && !stopping && startWorker()) {
+            if (missing.decrementAndGet() == 0) {
+                LOG.infof("The worker threads that could not be started are running now (%d)", threads);
+                missingCause = null;
+            }
+        }
+    }
+
+    /** @return false if the JVM could not start the thread (logged once for a run of failures) */
+    private boolean startWorker() {
         Worker w = new Worker();
-        w.thread = builder.unstarted(w);
-        workers.add(w);
-        w.thread.start();
+        try {
+            w.thread = workerThreads.newThread(w);
+            workers.add(w);
+            w.thread.start();
+            return true;
+        } catch (Throwable t) { // OutOfMemoryError "unable to create native thread" (pids limit, memory)
+            workers.remove(w);
+            if (missingCause == null) {
+                LOG.errorf(t, "A worker thread could not be started; it is tried again every %d ms", WATCH_MILLIS);
+            }
+            String cause = String.valueOf(t);
+            missingCause = cause.length() > 300 ? cause.substring(0, 300) + "..." : cause;
+            return false;
+        }
     }
 
     private void process(Worker w, HeldJobs.Lease lease) {
@@ -335,11 +384,13 @@ final class WorkerPool {
     /** The timeout watch: interrupts runs past their jobTimeout, gives up workers that ignore it. */
     private void watchTimeouts() {
         while (!Thread.currentThread().isInterrupted()) {
+            watchBeat.beat();
             try {
                 Thread.sleep(WATCH_MILLIS);
             } catch (InterruptedException e) {
                 return;
             }
+            startMissing();
             long now = System.nanoTime();
             for (Worker w : workers) {
                 Execution ex = w.current;
@@ -377,7 +428,7 @@ final class WorkerPool {
         LOG.errorf("Job %d (%s) ignored the interrupt after its jobTimeout %s: its worker %s is given up"
                 + " (%d stuck) and replaced", ex.job.id(), ex.job.type(), ex.timeout, w.thread.getName(), stuck.get());
         if (!stopping) {
-            startWorker();
+            replace();
         }
     }
 
@@ -478,9 +529,25 @@ final class WorkerPool {
         return queueSize;
     }
 
-    /** Why this pool cannot work any more, or null: every worker is stuck in a handler. */
-    String problem() {
+    /**
+     * Why this pool cannot work any more, or null: every worker is stuck in a handler, or no
+     * worker could be started, or some could not for longer than {@code shortFor} (a node at a
+     * fraction of its threads, whose restart frees what the JVM ran out of).
+     */
+    String problem(Duration shortFor) {
         int s = stuck.get();
-        return s >= threads ? s + " worker threads are stuck in handlers that ignore interrupts" : null;
+        if (s >= threads) {
+            return s + " worker threads are stuck in handlers that ignore interrupts";
+        }
+        int m = missing.get();
+        if (m == 0) {
+            return null;
+        }
+        long quiet = System.nanoTime() - missingSince;
+        if (m >= threads) {
+            return "no worker thread could be started: " + missingCause;
+        }
+        return quiet > shortFor.toNanos() ? m + " of " + threads + " worker threads could not be started for "
+                + quiet / 1_000_000_000L + " s: " + missingCause : null;
     }
 }
