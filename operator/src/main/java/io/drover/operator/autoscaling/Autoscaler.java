@@ -4,6 +4,7 @@ import io.drover.operator.api.v1alpha1.AutoscalingSpec;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.resources.Names;
 import io.drover.operator.resources.Ownership;
+import io.drover.operator.status.ApiServerMessages;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -97,8 +98,7 @@ public final class Autoscaler {
             // Refused as written, it will be again: not a reason to hold back an image or a
             // setting the executors are waiting for (a failed pass would write nothing after it).
             return new Outcome(false, true, SCALED_OBJECT_REFUSED, "The API server refused KEDA's objects for this cluster ("
-                    + e.getCode() + ": " + (e.getStatus() != null && e.getStatus().getMessage() != null
-                    ? e.getStatus().getMessage() : e.getMessage()) + "): the fleet keeps its current size until it takes them"
+                    + e.getCode() + ": " + ApiServerMessages.words(e) + "): the fleet keeps its current size until it takes them"
                     + " (another HorizontalPodAutoscaler or ScaledObject on the StatefulSet? an admission policy?)");
         }
         AutoscalingSpec a = ec.getSpec().autoscaling;

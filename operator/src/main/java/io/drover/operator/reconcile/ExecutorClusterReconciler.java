@@ -20,6 +20,7 @@ import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
 import io.drover.operator.resources.Ownership;
 import io.drover.operator.resources.RollKey;
+import io.drover.operator.status.ApiServerMessages;
 import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
@@ -370,7 +371,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             asStored = client.resource(desired).dryRun().update();
         } catch (KubernetesClientException e) {
             LOG.debugf("%s/%s: no comparison with the stored StatefulSet this pass (%s)", ec.getMetadata().getNamespace(),
-                    ec.getMetadata().getName(), failureMessage(e));
+                    ec.getMetadata().getName(), ApiServerMessages.of(e));
             return false;
         }
         if (!OutsideChanges.differ(asStored, current)) {
@@ -631,7 +632,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             LOG.debugf("%s/%s: conflict, reconciling again", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
             return ErrorStatusUpdateControl.noStatusUpdate();
         }
-        String message = failureMessage(e);
+        String message = ApiServerMessages.of(e);
         LOG.warnf(e, "%s/%s: reconciliation failed", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
         StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
         // The figures and the bottleneck the last good pass found stay: a failed write says
@@ -645,21 +646,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         patch.setStatus(ClusterStatus.of(ec, current, findings));
         gauges.record(ec, patch.getStatus()); // or the alerts on ready and wanted nodes go blind for this cluster
         return ErrorStatusUpdateControl.patchStatus(patch);
-    }
-
-    /**
-     * What a failed reconciliation tells the user: the API server's own message when it refused a
-     * write (e.g. {@code StatefulSet.apps "jobs" is invalid: spec.template...: must be less than or
-     * equal to memory limit}), not the client's exception text around it (the request's URL, its
-     * field manager, the Status object printed whole).
-     */
-    static String failureMessage(Exception e) {
-        for (Throwable t : Causes.chain(e)) {
-            if (t instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
-                return "the API server refused a request (" + k.getCode() + "): " + k.getStatus().getMessage();
-            }
-        }
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     static boolean isConflict(Throwable e) {

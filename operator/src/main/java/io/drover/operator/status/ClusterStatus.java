@@ -182,6 +182,10 @@ public final class ClusterStatus {
             // Pods that cannot be scheduled, pull their image or start need someone to act; a
             // node waiting out a database restart does not (Ready says why).
             conditions.set(Conditions.DEGRADED, true, findings.podProblem().reason(), findings.podProblem().message());
+        } else if (Autoscaler.SCALED_BY_ANOTHER_AUTOSCALER.equals(findings.autoscalingReason())) {
+            // Someone's own HPA scales the StatefulSet: a choice, not a fault, but not all of the spec.
+            conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec except"
+                    + " spec.replicas, which another autoscaler decides (see the Autoscaling condition)");
         } else {
             conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");
         }

@@ -677,6 +677,9 @@ class ExecutorClusterReconcilerTest {
         edit("auto", ec -> ec.getSpec().threads = 32);
         ExecutorCluster theirs = awaitCondition("auto", Conditions.AUTOSCALING, "False", Autoscaler.SCALED_BY_ANOTHER_AUTOSCALER);
         assertThat(condition(theirs, Conditions.AUTOSCALING).getMessage()).contains("HorizontalPodAutoscaler mine scales the StatefulSet");
+        assertThat(condition(theirs, Conditions.DEGRADED).getMessage()).as("Degraded, of a spec applied but for its replicas")
+                .isEqualTo("The operator applied the latest spec except spec.replicas, which another autoscaler decides"
+                        + " (see the Autoscaling condition)");
         client.apps().statefulSets().inNamespace(ns).withName("auto").scale(5);
         String before = awaitHash("auto", null);
         edit("auto", ec -> ec.getSpec().threads = 48);

@@ -1,4 +1,4 @@
-package io.drover.operator.reconcile;
+package io.drover.operator.status;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -6,8 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A failed reconciliation's Degraded message: the API server's words, not the client's exception text. */
-class FailureMessageTest {
+/** A failed request's message in a condition (Degraded, ScaledObjectRefused): the API server's words, not the client's exception text. */
+class ApiServerMessagesTest {
     @Test
     void aRefusedWriteIsTheServersMessageWithoutTheRequestAroundIt() {
         String server = "StatefulSet.apps \"jobs\" is invalid: spec.template.spec.containers[0].resources.requests:"
@@ -17,15 +17,24 @@ class FailureMessageTest {
                 + " Message: " + server + ". Received status: Status(apiVersion=v1, code=422, details=...)", 422,
                 new StatusBuilder().withCode(422).withMessage(server).build());
 
-        String message = ExecutorClusterReconciler.failureMessage(new IllegalStateException("wrapped", refused));
+        String message = ApiServerMessages.of(new IllegalStateException("wrapped", refused));
 
         assertThat(message).isEqualTo("the API server refused a request (422): " + server)
                 .doesNotContain("https://", "fieldManager", "Received status");
     }
 
     @Test
+    void theWordsOfARefusalAreTheServersOrTheClientsWhenTheServerSentNone() {
+        assertThat(ApiServerMessages.words(new KubernetesClientException("denied", 403,
+                new StatusBuilder().withCode(403).withMessage("admission webhook denied").build())))
+                .isEqualTo("admission webhook denied");
+        assertThat(ApiServerMessages.words(new KubernetesClientException("Failure executing: PUT", 400, null)))
+                .isEqualTo("Failure executing: PUT");
+    }
+
+    @Test
     void anyOtherFailureKeepsItsMessage() {
-        assertThat(ExecutorClusterReconciler.failureMessage(new IllegalStateException("no route to host")))
+        assertThat(ApiServerMessages.of(new IllegalStateException("no route to host")))
                 .isEqualTo("no route to host");
     }
 }
