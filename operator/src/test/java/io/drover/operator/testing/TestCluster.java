@@ -137,24 +137,55 @@ public final class TestCluster {
                         .withExpirationSeconds(24 * 3600L).endSpec().build())
                 .getStatus().getToken();
         // Before the operator starts: the token is the ServiceAccount (the policies match its
-        // name), RBAC lets it write, and the API server has loaded the policies: a write of what
-        // the operator never makes is refused by them, not let through and not refused by RBAC.
+        // name), RBAC lets it write, and the API server has loaded each of the three policies
+        // (they load one by one): a write of what the operator never makes is refused by them,
+        // not let through and not refused by RBAC.
         Config tokenOnly = new io.fabric8.kubernetes.client.ConfigBuilder(Config.empty()).withMasterUrl(config().getMasterUrl())
                 .withCaCertData(config().getCaCertData()).withCaCertFile(config().getCaCertFile()).withOauthToken(token).build();
         try (KubernetesClient asOperator = new KubernetesClientBuilder().withConfig(tokenOnly).build()) {
             var foreign = new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("not-the-operators")
                     .endMetadata().build();
-            org.awaitility.Awaitility.await("the chart's policies bind the operator's token").atMost(TIMEOUT)
-                    .pollInterval(Duration.ofMillis(200)).until(() -> {
-                        try {
-                            asOperator.configMaps().inNamespace(OPERATOR_NAMESPACE).resource(foreign).dryRun().create();
-                            return false;
-                        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-                            return e.getMessage().contains("the drover operator writes only objects labelled");
-                        }
-                    });
+            awaitRefused("the writes policy", "the drover operator writes only objects labelled",
+                    () -> asOperator.configMaps().inNamespace(OPERATOR_NAMESPACE).resource(foreign).dryRun().create());
+            // Labelled and owned as the operator's own (so the writes policy lets it through), with the host's network.
+            var hostNetwork = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder().withNewMetadata()
+                    .withName("host-network").addToLabels("app.kubernetes.io/managed-by", "drover-operator")
+                    .addNewOwnerReference().withApiVersion("drover.io/v1alpha1").withKind("ExecutorCluster").withName("x")
+                    .withUid("00000000-0000-0000-0000-000000000000").withController(true).endOwnerReference().endMetadata()
+                    .withNewSpec().withNewSelector().addToMatchLabels("app", "probe").endSelector()
+                    .withNewTemplate().withNewMetadata().addToLabels("app", "probe").endMetadata()
+                    .withNewSpec().withAutomountServiceAccountToken(false).withHostNetwork(true)
+                    .addNewContainer().withName("c").withImage("localhost/drover-executor").endContainer()
+                    .endSpec().endTemplate().endSpec().build();
+            awaitRefused("the pods policy", "-operator-pods'",
+                    () -> asOperator.apps().statefulSets().inNamespace(OPERATOR_NAMESPACE).resource(hostNetwork).dryRun().create());
+            // Someone else's StatefulSet, of no replicas (its Scale's selector is its own, app=probe):
+            // the operator's token may not scale it.
+            var theirs = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder(hostNetwork).editMetadata()
+                    .withName("not-an-executor").withLabels(java.util.Map.of()).withOwnerReferences().endMetadata()
+                    .editSpec().withReplicas(0).editTemplate().editSpec().withHostNetwork(false).endSpec().endTemplate()
+                    .endSpec().build();
+            client.apps().statefulSets().inNamespace(OPERATOR_NAMESPACE).resource(theirs).serverSideApply();
+            awaitRefused("the scales policy", "the drover operator scales only executor StatefulSets",
+                    () -> asOperator.apps().statefulSets().inNamespace(OPERATOR_NAMESPACE).withName("not-an-executor")
+                            .scale(new io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder().withNewMetadata()
+                                    .withName("not-an-executor").withNamespace(OPERATOR_NAMESPACE).endMetadata()
+                                    .withNewSpec().withReplicas(1).endSpec().build()));
         }
         return token;
+    }
+
+    /** Waits until the operator's token is refused {@code write} with a message containing {@code refusal}. */
+    private static void awaitRefused(String policy, String refusal, Runnable write) {
+        org.awaitility.Awaitility.await("the chart's " + policy + " binds the operator's token").atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200)).until(() -> {
+                    try {
+                        write.run();
+                        return false;
+                    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                        return e.getMessage().contains(refusal);
+                    }
+                });
     }
 
     /** KEDA's own CRDs, from the KEDA module (tools/build-binaries.sh keda-crds). */
