@@ -18,11 +18,24 @@ import java.util.concurrent.TimeUnit;
  * once and a busy one writes hundreds per round trip. A failed write is retried, batch intact,
  * until it succeeds or the shutdown deadline passes; the jobs stay locked (and renewed) all
  * along, so an outcome is never lost silently: at worst the job runs again after lock expiry.
+ *
+ * <p>An outcome the database refuses to store even as a dead letter (a foreign key onto the job
+ * table refuses its delete, and a dead letter's move is a delete too) is held, its job's lock
+ * renewed, and written again every {@link #UNWRITABLE_RETRY} until the database takes it. Let go,
+ * its lock lapsed and the job ran again on whichever node swept it, once per crash it was
+ * charged, every run refused alike.
  */
 final class CompletionLoop implements OutcomeBacklog {
     private static final Logger LOG = Logger.getLogger(CompletionLoop.class);
 
+    /** How often outcomes the database refused to store at all are written again. */
+    static final java.time.Duration UNWRITABLE_RETRY = java.time.Duration.ofSeconds(10);
+
     private final LinkedBlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
+    /** Outcomes the database refused to store at all, by job id (this loop's thread only), and when next to try them. */
+    private final java.util.Map<Long, Outcome> unwritable = new java.util.LinkedHashMap<>();
+    private volatile int unwritableCount;
+    private long unwritableRetryAt;
     /** Notified each time a batch is taken from {@link #outcomes}: see {@link #awaitAtMost}. */
     private final Object batchTaken = new Object();
     private final DataSource dataSource;
@@ -63,6 +76,11 @@ final class CompletionLoop implements OutcomeBacklog {
         return outcomes.size();
     }
 
+    /** Outcomes held because the database refuses to store them, not even as dead letters. */
+    int unwritable() {
+        return unwritableCount;
+    }
+
     @Override
     public boolean awaitAtMost(int max, long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -93,6 +111,10 @@ final class CompletionLoop implements OutcomeBacklog {
         List<Outcome> batch = new ArrayList<>(maxBatch);
         while (!(stopping && outcomes.isEmpty()) && System.nanoTime() < hardDeadlineNanos) {
             beat.beat();
+            if (!unwritable.isEmpty() && System.nanoTime() - unwritableRetryAt >= 0) {
+                outcomes.addAll(unwritable.values()); // still held by id: taken out when written
+                unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
+            }
             try {
                 Outcome first = outcomes.poll(50, TimeUnit.MILLISECONDS);
                 if (first == null) {
@@ -114,6 +136,10 @@ final class CompletionLoop implements OutcomeBacklog {
         if (!batch.isEmpty() || !outcomes.isEmpty()) {
             LOG.warnf("Shutdown deadline passed with %d job outcomes unwritten; those jobs stay locked and"
                     + " run again after lock expiry", batch.size() + outcomes.size());
+        }
+        if (!unwritable.isEmpty()) {
+            LOG.errorf("Stopping with the outcomes of jobs %s unwritten: the database refuses to store them (see"
+                    + " above); those jobs stay locked and run again after lock expiry", unwritable.keySet());
         }
     }
 
@@ -142,13 +168,9 @@ final class CompletionLoop implements OutcomeBacklog {
                     LOG.errorf("The database refused the outcome of jobs %s; they were moved to dead letters with"
                             + " its reason", result.refused());
                 }
-                if (!result.unwritable().isEmpty()) {
-                    LOG.errorf("The outcome of jobs %s could not be written at all, not even as a dead letter (a"
-                            + " trigger or a permission refuses every change of their rows): they stay locked until"
-                            + " their locks expire, and run again", result.unwritable());
-                }
-                int lost = outcomes.size() - result.written() - result.unwritable().size();
-                List<AcquiredJob> jobs = outcomes.stream().map(Outcome::job).toList();
+                List<Outcome> settled = hold(outcomes, result.unwritable());
+                int lost = settled.size() - result.written();
+                List<AcquiredJob> jobs = settled.stream().map(Outcome::job).toList();
                 if (lost > 0 && again && held.stillHeld(jobs)) {
                     // Every lease was still running when the rewrite ended: no other node can
                     // have taken those rows by expiry, so the failed write committed them before
@@ -181,6 +203,43 @@ final class CompletionLoop implements OutcomeBacklog {
                 backoff = Math.min(backoff * 2, 5000);
             }
         }
+    }
+
+    /**
+     * Holds the outcomes the database refused to store at all (their jobs stay locked and
+     * renewed), lets go of those of them it took now, and returns the outcomes this write settled.
+     */
+    private List<Outcome> hold(List<Outcome> written, List<Long> refused) {
+        java.util.Set<Long> ids = java.util.Set.copyOf(refused);
+        List<Outcome> settled = new ArrayList<>(written.size());
+        List<Long> held = new ArrayList<>();
+        List<Long> takenAtLast = new ArrayList<>();
+        for (Outcome o : written) {
+            long id = o.job().id();
+            if (ids.contains(id)) {
+                if (unwritable.put(id, o) == null) {
+                    held.add(id);
+                }
+            } else {
+                settled.add(o);
+                if (unwritable.remove(id) != null) {
+                    takenAtLast.add(id);
+                }
+            }
+        }
+        if (!held.isEmpty()) {
+            LOG.errorf("The outcome of jobs %s could not be written at all, not even as a dead letter (a foreign key"
+                    + " onto the job table, a trigger or a permission refuses the change of their rows): they stay"
+                    + " locked by this node and are written again every %d s", held, UNWRITABLE_RETRY.toSeconds());
+        }
+        if (!takenAtLast.isEmpty()) {
+            LOG.infof("The outcome of jobs %s, refused before, is written", takenAtLast);
+        }
+        if (!refused.isEmpty()) {
+            unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
+        }
+        unwritableCount = unwritable.size();
+        return settled;
     }
 
     /** Writes everything submitted so far, giving up at the deadline. */

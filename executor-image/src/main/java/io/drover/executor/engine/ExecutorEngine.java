@@ -109,6 +109,8 @@ public final class ExecutorEngine implements AutoCloseable {
                 pool::stuck);
         metrics.gauge("drover.jobs.held", "Jobs locked by this node (queued, running or completing)", held::size);
         metrics.gauge("drover.completion.pending", "Job outcomes waiting to be written", completions::pending);
+        metrics.gauge("drover.completion.unwritable", "Job outcomes the database refuses to store, not even as dead"
+                + " letters: their jobs stay locked by this node, and they are written again every 10 s", completions::unwritable);
     }
 
     private static AcquisitionStrategy strategy(ExecutorSettings s, JobSql sql, String owner, ExecutorMetrics metrics) {

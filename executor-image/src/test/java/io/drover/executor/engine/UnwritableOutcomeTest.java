@@ -1,0 +1,67 @@
+package io.drover.executor.engine;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.handler.JobHandler;
+import io.drover.executor.testing.Handlers;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.TestDatabase;
+import io.drover.executor.testing.TestNode;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An outcome the database refuses to store at all: the job's handler records an invoice that
+ * references the job's row (a foreign key onto the job table), so neither the job's delete
+ * (done) nor its move to dead letters (a delete too) is allowed. Before, its lock was let go:
+ * it lapsed, the sweep counted a crash, and the job ran again, every run refused alike, until it
+ * was poison (maxCrashes + 1 runs of a job that had succeeded). Now the node keeps it locked and
+ * writes its outcome again every {@link CompletionLoop#UNWRITABLE_RETRY}, until the database takes it.
+ */
+class UnwritableOutcomeTest {
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
+
+    @Test
+    void anOutcomeTheDatabaseRefusesToStoreIsHeldNotRunAgainAndWrittenOnceItCan() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create table {s}.invoice (job_id bigint references {s}.job (id))");
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler invoicing = Handlers.of("invoicing", job -> {
+            runs.incrementAndGet();
+            try (Connection c = db.getConnection();
+                 PreparedStatement insert = c.prepareStatement("insert into " + schema + ".invoice values (?)")) {
+                insert.setLong(1, job.id());
+                insert.executeUpdate();
+            }
+        });
+        jobs.enqueue(1, "invoicing", "", 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Duration lockExpiry = Duration.ofSeconds(4);
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(lockExpiry), List.of(invoicing), registry)) {
+            Jobs.await("the outcome held as unwritable", Duration.ofSeconds(30),
+                    () -> registry.get("drover.completion.unwritable").gauge().value() == 1);
+            // Three lock expiries: renewals, sweeps and a write again (every 10 s) in between.
+            Thread.sleep(lockExpiry.multipliedBy(3).toMillis());
+            assertThat(runs.get()).as("runs of a job whose outcome the database refused").isEqualTo(1);
+            assertThat(jobs.count("select count(*) from {s}.job where locked_by = '" + engine.owner() + "'"))
+                    .as("the job still locked by the node that ran it").isEqualTo(1);
+            assertThat(jobs.deadLetters()).isZero();
+            assertThat(engine.stuck()).isEmpty();
+
+            jobs.execute("delete from {s}.invoice"); // the application lets go of the row
+            Jobs.await("the outcome written once the database takes it", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            Jobs.await("nothing held any more", Duration.ofSeconds(5),
+                    () -> registry.get("drover.completion.unwritable").gauge().value() == 0);
+        }
+        assertThat(runs.get()).isEqualTo(1);
+        assertThat(jobs.deadLetters()).isZero();
+    }
+}
