@@ -25,8 +25,10 @@ public final class JobQueries {
     }
 
     /** A job as the API shows it. status: scheduled (due later), due, running (locked by a node), dead_letter. */
+    /** payloadOmitted: the payload is larger than an enqueue takes (written with SQL) and not shown; read it with SQL. */
     public record JobView(long id, String type, String payload, String status, Instant dueAt, int attempts,
-                          int maxAttempts, String repeatEvery, String lockedBy, String lastError, Instant createdAt) {
+                          int maxAttempts, String repeatEvery, String lockedBy, String lastError, Instant createdAt,
+                          boolean payloadOmitted) {
     }
 
     /**
@@ -52,12 +54,12 @@ public final class JobQueries {
                 if (rs.next()) {
                     return Optional.of(new JobView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
                             instant(rs, 5), rs.getInt(6), rs.getInt(7), period(rs, 8), rs.getString(9),
-                            rs.getString(10), instant(rs, 11)));
+                            rs.getString(10), instant(rs, 11), rs.getBoolean(12)));
                 }
             }
         }
         return findDead(c, id).map(d -> new JobView(d.id(), d.type(), d.payload(), "dead_letter", d.dueAt(),
-                d.attempts(), d.maxAttempts(), d.repeatEvery(), null, d.error(), d.createdAt()));
+                d.attempts(), d.maxAttempts(), d.repeatEvery(), null, d.error(), d.createdAt(), d.payloadOmitted()));
     }
 
     /** Counts for the API and the backlog gauge, each capped at {@link #COUNT_CAP}. */
@@ -72,15 +74,24 @@ public final class JobQueries {
         }
     }
 
+    /** payloadOmitted as {@link JobView}'s. */
     public record DeadLetterView(long id, String type, String payload, int attempts, int maxAttempts,
-                                 String repeatEvery, String error, Instant dueAt, Instant createdAt, Instant failedAt) {
+                                 String repeatEvery, String error, Instant dueAt, Instant createdAt, Instant failedAt,
+                                 boolean payloadOmitted) {
     }
 
-    /** Dead letters by id, paged with {@code afterId} (keyset: stable while rows come and go). */
+    /** The most payload and error bytes a page of dead letters holds (past its first row): see {@link JobSql#deadLetterPage}. */
+    public static final int PAGE_BYTES = 4 * 1_048_576;
+
+    /**
+     * Dead letters by id, paged with {@code afterId} (keyset: stable while rows come and go), up
+     * to {@code limit} rows or {@link #PAGE_BYTES}: a page shorter than the limit is not the last.
+     */
     public List<DeadLetterView> deadLetters(long afterId, int limit) throws SQLException {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.deadLetterPage())) {
             ps.setLong(1, afterId);
             ps.setInt(2, limit);
+            ps.setLong(3, PAGE_BYTES);
             List<DeadLetterView> list = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -123,7 +134,7 @@ public final class JobQueries {
 
     private static DeadLetterView deadLetter(ResultSet rs) throws SQLException {
         return new DeadLetterView(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
-                period(rs, 6), rs.getString(7), instant(rs, 8), instant(rs, 9), instant(rs, 10));
+                period(rs, 6), rs.getString(7), instant(rs, 8), instant(rs, 9), instant(rs, 10), rs.getBoolean(11));
     }
 
     /** A timer's period (milliseconds) as ISO-8601, the form the API takes: PT1M, PT1.5S; null for a one-shot job. */

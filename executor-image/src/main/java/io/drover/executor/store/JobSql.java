@@ -496,10 +496,10 @@ public final class JobSql {
      * later) or due. Parameter: id.
      */
     public String findJob() {
-        return "select id, type, payload,"
+        return "select id, type, " + API_PAYLOAD + ","
                 + " case when " + HELD + " then 'running' when due_at > now() then 'scheduled' else 'due' end,"
-                + " due_at, attempts, max_attempts, " + REPEAT_MILLIS + ", locked_by, last_error, created_at"
-                + " from " + job + " where id = ?";
+                + " due_at, attempts, max_attempts, " + REPEAT_MILLIS + ", locked_by, left(last_error, " + API_ERROR_CHARS
+                + "), created_at, " + PAYLOAD_OMITTED + " from " + job + " where id = ?";
     }
 
     /**
@@ -571,14 +571,36 @@ public final class JobSql {
     /** The first statement of a transaction whose reads must see one snapshot. */
     static final String ONE_SNAPSHOT = "set transaction isolation level repeatable read, read only";
 
+    /**
+     * A payload as the API shows it: none past the most an enqueue takes (a row written with SQL,
+     * dead-lettered as too large, can hold up to a gigabyte), which one read would have to hold in
+     * the node's memory twice over; {@link #PAYLOAD_OMITTED} says so. octet_length reads a
+     * stored value's size from its header, without reading the value.
+     */
+    private static final String API_PAYLOAD = "case when octet_length(payload) > " + JobLimits.MAX_PAYLOAD_BYTES
+            + " then null else payload end";
+    private static final String PAYLOAD_OMITTED = "coalesce(octet_length(payload) > " + JobLimits.MAX_PAYLOAD_BYTES + ", false)";
+    /** The engine stores errors of at most 4,000 characters; one written with SQL is shown up to this. */
+    private static final int API_ERROR_CHARS = 65_536;
+
     /** The dead-letter columns the API reads, in order. */
-    private static final String DEAD_COLUMNS = "id, type, payload, attempts, max_attempts, " + REPEAT_MILLIS + ","
-            + " error, due_at, created_at, failed_at";
+    private static final String DEAD_COLUMNS = "id, type, " + API_PAYLOAD + ", attempts, max_attempts, " + REPEAT_MILLIS
+            + ", left(error, " + API_ERROR_CHARS + "), due_at, created_at, failed_at, " + PAYLOAD_OMITTED;
 
-
-    /** A page of dead letters by id, keyset-paged (stable while rows come and go). Parameters: after id, limit. */
+    /**
+     * A page of dead letters by id, keyset-paged (stable while rows come and go), of at most
+     * {@code limit} rows and as many as fit in a budget of bytes (payloads and errors; the first
+     * row always): a page of a thousand 1 MiB payloads took 2 GiB of the node's memory to answer,
+     * and a dashboard polling it restarted nodes. A page may so hold fewer than {@code limit}
+     * rows with more after it; the last page is an empty one. Parameters: after id, limit, byte budget.
+     */
     public String deadLetterPage() {
-        return "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id > ? order by id limit ?";
+        String bytes = "least(coalesce(octet_length(payload), 0), " + (JobLimits.MAX_PAYLOAD_BYTES + 1) + ")"
+                + " + least(coalesce(octet_length(error), 0), " + API_ERROR_CHARS * 4 + ")";
+        return "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id in (select id from"
+                + " (select id, sum(bytes) over (order by id rows unbounded preceding) - bytes as before from"
+                + " (select id, " + bytes + " as bytes from " + t.deadLetter() + " where id > ? order by id limit ?) page) sized"
+                + " where before < ?) order by id";
     }
 
     /** One dead letter. Parameter: id. */

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,6 +127,40 @@ class JobApiTest {
         api().get("/api/v1/stats").then().statusCode(200)
                 .body("futureTimers", org.hamcrest.Matchers.greaterThanOrEqualTo(1))
                 .body("cap", equalTo(1_000_000)).body("dueBacklog", notNullValue()).body("running", notNullValue());
+    }
+
+    /**
+     * A page of dead letters is bounded in bytes, not only rows: a thousand 1 MiB payloads took
+     * 2 GiB of the node's memory to answer one read (and restarted it). Paging by afterId still
+     * reaches every one; a payload larger than an enqueue takes (written with SQL) is omitted.
+     */
+    @Test
+    void aPageOfDeadLettersIsBoundedInBytesAndPagingReachesThemAll() throws Exception {
+        long first = jobs().count("select coalesce(max(id), 0) from {s}.dead_letter") + 1_000_000_000L;
+        jobs().execute("insert into {s}.dead_letter (id, type, payload, attempts, max_attempts, error, due_at, created_at)"
+                + " select " + first + " + i, 'big', repeat('x', 1048576), 1, 1, 'failed', now(), now() from generate_series(0, 9) i");
+        jobs().execute("update {s}.dead_letter set payload = repeat('y', 3000000) where id = " + (first + 9));
+        List<Long> seen = new java.util.ArrayList<>();
+        long after = first - 1;
+        int pages = 0;
+        while (true) {
+            var page = api().get("/api/v1/dead-letters?limit=1000&afterId=" + after).then().statusCode(200).extract().jsonPath();
+            List<Long> ids = page.getList("id", Long.class);
+            if (ids.isEmpty()) {
+                break;
+            }
+            pages++;
+            assertThat(ids.size()).as("rows in a page of 1 MiB payloads").isBetween(1, 5);
+            seen.addAll(ids);
+            after = ids.getLast();
+        }
+        assertThat(seen).containsExactlyElementsOf(LongStream.range(first, first + 10).boxed().toList());
+        assertThat(pages).isGreaterThanOrEqualTo(2);
+        api().get("/api/v1/jobs/" + (first + 9)).then().statusCode(200).body("status", equalTo("dead_letter"))
+                .body("payload", org.hamcrest.Matchers.nullValue()).body("payloadOmitted", equalTo(true));
+        api().get("/api/v1/jobs/" + first).then().statusCode(200).body("payloadOmitted", equalTo(false))
+                .body("payload.length()", equalTo(1048576));
+        jobs().execute("delete from {s}.dead_letter where id >= " + first);
     }
 
     @Test
