@@ -29,8 +29,13 @@ public class ApiAuthFilter {
         this.readToken = bytes(config.api().readToken());
     }
 
+    /**
+     * A configured token without the white space around it, as a presented one is read: a Secret
+     * made with {@code kubectl create secret --from-file} ends in a newline, which no client
+     * sends, and every call was refused with nothing to tell why.
+     */
     static Optional<byte[]> bytes(Optional<String> value) {
-        return value.filter(t -> !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8));
+        return value.map(String::strip).filter(t -> !t.isEmpty()).map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
     @ServerRequestFilter
@@ -46,7 +51,7 @@ public class ApiAuthFilter {
                     : "API writes are disabled: set drover.api.token (env DROVER_API_TOKEN, from a Secret) to enable them"));
         }
         String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
-        if (header == null || !header.startsWith("Bearer ")) {
+        if (!isBearer(header)) {
             return Optional.of(unauthorized("missing bearer token: send 'Authorization: Bearer <token>'"));
         }
         byte[] given = bearer(header);
@@ -78,11 +83,16 @@ public class ApiAuthFilter {
 
     /** Whether an Authorization header carries the given token (constant-time). */
     static boolean carries(String header, Optional<byte[]> expected) {
-        return header != null && header.startsWith("Bearer ") && matches(bearer(header), expected);
+        return isBearer(header) && matches(bearer(header), expected);
+    }
+
+    /** The scheme's name is case-insensitive (RFC 9110 11.1): some OAuth clients send "bearer". */
+    private static boolean isBearer(String header) {
+        return header != null && header.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length());
     }
 
     private static byte[] bearer(String header) {
-        return header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
+        return header.substring("Bearer ".length()).strip().getBytes(StandardCharsets.UTF_8);
     }
 
     private static boolean matches(byte[] given, Optional<byte[]> expected) {

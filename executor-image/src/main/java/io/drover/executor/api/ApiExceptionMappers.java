@@ -72,6 +72,9 @@ public class ApiExceptionMappers {
                 return "is a number out of range";
             }
         }
+        if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Trailing token")) {
+            return "has something after its JSON value";
+        }
         if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
             return "must be " + kind(m.getTargetType());
         }

@@ -106,7 +106,9 @@ final class JobRequestValidator {
             if (repeat == null) {
                 errors.add(new FieldError(path + "repeatEvery", "must be a duration such as PT1M or 60s; got '" + echo(r.repeatEvery()) + "'"));
             } else {
-                JobLimits.repeatProblem(repeat.toSeconds()).ifPresent(p -> errors.add(new FieldError(path + "repeatEvery", p)));
+                // Exact, as the engine checks a row's interval: whole seconds let 100 years and half a second through.
+                JobLimits.repeatProblem(repeat.getSeconds() + repeat.getNano() / 1e9)
+                        .ifPresent(p -> errors.add(new FieldError(path + "repeatEvery", p)));
             }
         }
         return new NewJob(type, payload, dueAt, maxAttempts, repeat);

@@ -45,7 +45,8 @@ public final class JobLimits {
     /** Why a recurring timer's period is refused, or empty. */
     public static Optional<String> repeatProblem(double seconds) {
         if (Double.isNaN(seconds) || seconds < MIN_REPEAT.toSeconds() || seconds > MAX_REPEAT.toSeconds()) {
-            return Optional.of("must be between 1s and 100 years, got " + (long) seconds + "s");
+            return Optional.of("must be between 1s and 100 years, got "
+                    + (Double.isNaN(seconds) ? "NaN" : java.math.BigDecimal.valueOf(seconds).stripTrailingZeros().toPlainString()) + "s");
         }
         return Optional.empty();
     }

@@ -39,6 +39,7 @@ class ApiAccessTest {
             "read,  DELETE, /api/v1/dead-letters/999999999,   403",
             "write, GET,    /api/v1/stats,                    200",
             "write, GET,    /api/v1/dead-letters,             200",
+            "lowercase-scheme, POST, /api/v1/jobs,           201",
             "write, POST,   /api/v1/jobs,                     201",
             "write, POST,   /api/v1/jobs/batch,               201",
             "write, POST,   /api/v1/dead-letters/999999999/retry, 404",
@@ -66,6 +67,7 @@ class ApiAccessTest {
             case "read" -> request.header("Authorization", "Bearer " + WithApiToken.READ_TOKEN);
             case "write" -> request.header("Authorization", "Bearer " + WithApiToken.TOKEN);
             case "wrong" -> request.header("Authorization", "Bearer not-the-token");
+            case "lowercase-scheme" -> request.header("Authorization", "bearer " + WithApiToken.TOKEN);
             default -> {
             }
         }

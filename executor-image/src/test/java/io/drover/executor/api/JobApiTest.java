@@ -81,6 +81,10 @@ class JobApiTest {
                 .body("errors[0].field", equalTo("dueAt"));
         api().body("{\"type\":\"noop\",\"repeatEvery\":\"0s\"}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("repeatEvery"));
+        // Past 100 years by half a second: the engine, which checks the exact interval, dead-lettered it unrun.
+        api().body("{\"type\":\"noop\",\"repeatEvery\":\"P36500DT0.5S\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("repeatEvery"))
+                .body("errors[0].message", equalTo("must be between 1s and 100 years, got 3153600000.5s"));
         // The API's words, never Jackson's (they name Java classes and the parser's internals).
         api().body("{\"type\":\"noop\",\"maxAttempt\":2}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("maxAttempt")).body("message", equalTo("invalid JSON: maxAttempt: is not a"
@@ -224,6 +228,15 @@ class JobApiTest {
                 .body("errors[0].field", equalTo("payload.a[0].x"));
         api().body("{\"type\":\"noop\",\"maxAttempts\":1.7}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("maxAttempts"));
+        // Whatever follows the value is no less the request: it was ignored, so two different
+        // bodies were one request to an idempotent retry.
+        api().body("{\"type\":\"noop\"}{\"type\":\"http\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("body"))
+                .body("message", equalTo("invalid JSON: body: has something after its JSON value"));
+        api().body("{\"type\":\"noop\"} garbage ]]]").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("body"));
+        api().body("{\"jobs\":[{\"type\":\"noop\"}]} trailing").post("/api/v1/jobs/batch").then().statusCode(400)
+                .body("errors[0].field", equalTo("body"));
         assertThat(jobs().count("select count(*) from {s}.job")).as("jobs written by refused calls").isEqualTo(before);
     }
 

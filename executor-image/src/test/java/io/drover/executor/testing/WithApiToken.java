@@ -11,6 +11,7 @@ public class WithApiToken implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("drover.api.token", TOKEN, "drover.api.readToken", READ_TOKEN, "drover.api.maxBatch", "5000");
+        // The write token as a Secret made with --from-file holds it: with a newline, which no client sends.
+        return Map.of("drover.api.token", TOKEN + "\n", "drover.api.readToken", READ_TOKEN, "drover.api.maxBatch", "5000");
     }
 }
