@@ -3,6 +3,7 @@ package io.drover.executor.engine;
 import io.drover.executor.handler.HandlerRegistry;
 import io.drover.executor.handler.JobContext;
 import io.drover.executor.handler.JobHandler;
+import io.drover.executor.handler.NotRunnableHere;
 import io.drover.executor.handler.PermanentJobFailure;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
@@ -76,15 +77,23 @@ final class JobRunner {
         }
         if (handlers.find(job.type()).isEmpty()) {
             String type = Text.storable(job.type());
-            if (job.deferrals() + 1 >= RetryPolicy.MAX_DEFERRALS) {
-                return new Outcome.DeadLetter(job, "no handler for job type '" + type + "': handed back "
-                        + (job.deferrals() + 1) + " times by the nodes that took it; node " + nodeName
-                        + " has handlers for " + handlers.types(), 0);
-            }
-            return new Outcome.Deferred(job, RetryPolicy.DEFER_DELAY.toMillis(), "no handler for job type '" + type
-                    + "' on node " + nodeName + " (it has " + handlers.types() + "); handed back for another node");
+            return handBack(job, "no handler for job type '" + type + "' on node " + nodeName + " (it has "
+                    + handlers.types() + ")");
         }
         return null;
+    }
+
+    /**
+     * Handed back for another node (no handler here, or {@link NotRunnableHere}): due again after
+     * {@link RetryPolicy#DEFER_DELAY}; dead-lettered with the reason once the nodes that took it
+     * handed it back {@link RetryPolicy#MAX_DEFERRALS} times.
+     */
+    private static Outcome handBack(AcquiredJob job, String why) {
+        if (job.deferrals() + 1 >= RetryPolicy.MAX_DEFERRALS) {
+            return new Outcome.DeadLetter(job, why + ": handed back " + (job.deferrals() + 1)
+                    + " times by the nodes that took it", 0);
+        }
+        return new Outcome.Deferred(job, RetryPolicy.DEFER_DELAY.toMillis(), why + "; handed back for another node");
     }
 
     /**
@@ -125,6 +134,8 @@ final class JobRunner {
             return new Outcome.Succeeded(job);
         } catch (PermanentJobFailure e) {
             return new Outcome.DeadLetter(job, describe(e), charge(watched));
+        } catch (NotRunnableHere e) {
+            return handBack(job, Text.storable(String.valueOf(e.getMessage())) + " (node " + nodeName + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             if (stopping.getAsBoolean()) {

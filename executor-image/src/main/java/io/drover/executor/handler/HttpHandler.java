@@ -24,7 +24,9 @@ import java.util.concurrent.TimeoutException;
  * {@code "body"} field is what is posted.
  *
  * <p>A URL given in a payload is only followed to a host listed in {@code drover.http.allowedHosts}
- * (or the configured URL's own host): whoever can enqueue jobs must not be able to make the
+ * (or the configured URL's own host); a job this node's settings do not let it send (a host not
+ * allowed, no URL at all) is handed back for another node ({@link NotRunnableHere}), not
+ * dead-lettered: a rolling change may be adding the host or the URL: whoever can enqueue jobs must not be able to make the
  * executor call any address its network reaches (SSRF). Nothing of the answer is kept but its
  * status: an error message holds the status code, never the body (which could carry what the
  * called service should not reveal, and which the API would show back). {@code timeout} bounds
@@ -42,11 +44,37 @@ public final class HttpHandler implements JobHandler {
 
     /** @param allowedHosts host names ({@code api.example.com}), with a port ({@code host:8443}), or suffixes ({@code *.example.com}) */
     public HttpHandler(Optional<URI> defaultUrl, Duration timeout, List<String> allowedHosts) {
+        List<String> problems = settingProblems(defaultUrl, timeout);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
         this.defaultUrl = defaultUrl;
         this.timeout = timeout;
         this.allowedHosts = allowedHosts.stream().map(h -> h.trim().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty()).toList();
         this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1)
                 .followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    /**
+     * What is wrong with the http settings, in the settings' names (SettingsFactory refuses a node
+     * with them): a URL without a scheme ({@code hooks.internal:8080}) parses as one with scheme
+     * "hooks.internal" and no host, and every http job failed on it until dead-lettered, while
+     * the node looked healthy. The URL is not quoted: it may carry a secret.
+     */
+    public static List<String> settingProblems(Optional<URI> url, Duration timeout) {
+        List<String> problems = new java.util.ArrayList<>();
+        url.ifPresent(u -> {
+            String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null || u.getPort() > 65535) {
+                problems.add("http.url must be an http or https URL with a host (and a port up to 65535), e.g."
+                        + " http://hooks.internal:8080/jobs; got " + (u.getScheme() == null ? "no scheme"
+                        : "scheme " + SleepHandler.abbreviate(u.getScheme())) + (u.getHost() == null ? " and no host" : ""));
+            }
+        });
+        if (timeout.isNegative() || timeout.isZero()) {
+            problems.add("http.timeout must be positive, got " + timeout);
+        }
+        return problems;
     }
 
     @Override
@@ -95,7 +123,7 @@ public final class HttpHandler implements JobHandler {
         return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort()) + "/...";
     }
 
-    Request request(String payload) throws InvalidPayloadException {
+    Request request(String payload) throws InvalidPayloadException, NotRunnableHere {
         String body = payload == null ? "" : payload;
         if (body.trim().startsWith("{")) {
             JsonNode node;
@@ -107,16 +135,17 @@ public final class HttpHandler implements JobHandler {
             if (node.hasNonNull("url")) {
                 URI url = parse(node.get("url").asText());
                 if (!allowed(url)) {
-                    throw new InvalidPayloadException("http job url host '" + url.getHost() + "' is not in"
-                            + " drover.http.allowedHosts (nor the origin of drover.http.url: its scheme, host and port)");
+                    // This node's settings: a rolling change may be adding the host (another node's may allow it).
+                    throw new NotRunnableHere("http job url host '" + url.getHost() + "' is not in"
+                            + " http.allowedHosts (nor the origin of http.url: its scheme, host and port)");
                 }
                 JsonNode inner = node.get("body");
                 String innerBody = inner == null ? "" : inner.isTextual() ? inner.asText() : inner.toString();
                 return new Request(url, innerBody);
             }
         }
-        URI url = defaultUrl.orElseThrow(() -> new InvalidPayloadException(
-                "http job has no URL: set drover.http.url or give the payload a \"url\" field"));
+        URI url = defaultUrl.orElseThrow(() -> new NotRunnableHere(
+                "http job has no URL: this node has no http.url, and the payload no \"url\" field"));
         return new Request(url, body);
     }
 
@@ -131,7 +160,7 @@ public final class HttpHandler implements JobHandler {
         // The configured URL allows its own origin (scheme, host and port), not every port of its
         // host: hooks.internal:8080 does not open hooks.internal:6379.
         if (defaultUrl.isPresent() && host.equals(defaultUrl.get().getHost().toLowerCase(Locale.ROOT))
-                && port == port(defaultUrl.get()) && url.getScheme().equals(defaultUrl.get().getScheme())) {
+                && port == port(defaultUrl.get()) && url.getScheme().equalsIgnoreCase(defaultUrl.get().getScheme())) {
             return true;
         }
         for (String entry : allowedHosts) {
@@ -148,7 +177,7 @@ public final class HttpHandler implements JobHandler {
     }
 
     private static int port(URI url) {
-        return url.getPort() != -1 ? url.getPort() : "https".equals(url.getScheme()) ? 443 : 80;
+        return url.getPort() != -1 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
     }
 
     /**
@@ -158,12 +187,16 @@ public final class HttpHandler implements JobHandler {
     private static URI parse(String url) throws InvalidPayloadException {
         try {
             URI uri = new URI(url);
-            if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+            // Schemes are case-insensitive (HTTP://host is http://host).
+            if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
                 throw new InvalidPayloadException("http job url must be http or https, got "
-                        + (uri.getScheme() == null ? "no scheme" : "scheme '" + SleepHandler.abbreviate(uri.getScheme()) + "'"));
+                        + (uri.getScheme() == null ? "no scheme" : "scheme " + SleepHandler.abbreviate(uri.getScheme())));
             }
             if (uri.getHost() == null) {
                 throw new InvalidPayloadException("http job url has no host");
+            }
+            if (uri.getPort() > 65535) { // the client refused it at every attempt, a retried failure
+                throw new InvalidPayloadException("http job url port must be between 1 and 65535, got " + uri.getPort());
             }
             return uri;
         } catch (java.net.URISyntaxException e) {

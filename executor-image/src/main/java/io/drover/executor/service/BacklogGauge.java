@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 public class BacklogGauge {
     private static final Logger LOG = Logger.getLogger(BacklogGauge.class);
 
-    private final FleetFigures figures;
+    /** Made once the node started (its settings are valid then: ExecutorNode reports them if not). */
+    private final jakarta.enterprise.inject.Instance<FleetFigures> figures;
     private final DroverConfig config;
     private final ExecutorNode node;
     private volatile double backlog = Double.NaN;
@@ -33,7 +34,7 @@ public class BacklogGauge {
     private volatile double deadLetters = Double.NaN;
     private ScheduledExecutorService scheduler;
 
-    BacklogGauge(FleetFigures figures, DroverConfig config, ExecutorNode node, MeterRegistry registry) {
+    BacklogGauge(jakarta.enterprise.inject.Instance<FleetFigures> figures, DroverConfig config, ExecutorNode node, MeterRegistry registry) {
         this.figures = figures;
         this.config = config;
         this.node = node;
@@ -59,7 +60,7 @@ public class BacklogGauge {
             return; // the schema may not be migrated yet: unknown (NaN), and no error in the database's log
         }
         try {
-            FleetFigures.DueFigures due = figures.read(config.backlogRefreshInterval());
+            FleetFigures.DueFigures due = figures.get().read(config.backlogRefreshInterval());
             backlog = due.backlog();
             lagSeconds = due.oldestLagSeconds();
             deadLetters = due.deadLetters();

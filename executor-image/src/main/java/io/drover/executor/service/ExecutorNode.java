@@ -11,10 +11,12 @@ import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.PooledDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.All;
+import io.quarkus.arc.InstanceHandle;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 import org.flywaydb.core.Flyway;
 import org.jboss.logging.Logger;
@@ -41,21 +43,27 @@ public class ExecutorNode {
     /** Where Kubernetes reads a container's last words (terminationMessagePath's default). */
 
     private final DroverConfig config;
-    private final ExecutorSettings settings;
+    private final Instance<ExecutorSettings> validSettings;
     private final AgroalDataSource dataSource;
     private final Flyway flyway;
     private final MeterRegistry registry;
-    private final List<JobHandler> handlerBeans;
+    private final List<InstanceHandle<JobHandler>> handlerBeans;
+    private volatile ExecutorSettings settings;
     private volatile String waitingFor = "starting";
     private volatile ExecutorEngine engine;
     private volatile boolean started;
     private AgroalDataSource enginePool;
     private Thread startup;
 
-    ExecutorNode(DroverConfig config, ExecutorSettings settings, AgroalDataSource dataSource, Flyway flyway,
-                    MeterRegistry registry, @All List<JobHandler> handlerBeans) {
+    /**
+     * The settings and the handler beans are made in {@link #start}, not injected made: a bad
+     * setting or a handler that cannot be made then ends the node with its cause as the pod's
+     * termination message (which the operator shows), not only in the log of a failed boot.
+     */
+    ExecutorNode(DroverConfig config, Instance<ExecutorSettings> validSettings, AgroalDataSource dataSource, Flyway flyway,
+                    MeterRegistry registry, @All List<InstanceHandle<JobHandler>> handlerBeans) {
         this.config = config;
-        this.settings = settings;
+        this.validSettings = validSettings;
         this.dataSource = dataSource;
         this.flyway = flyway;
         this.registry = registry;
@@ -63,14 +71,28 @@ public class ExecutorNode {
     }
 
     void start(@Observes StartupEvent event) {
-        List<JobHandler> all = new ArrayList<>(handlerBeans);
+        HandlerRegistry handlers;
+        try {
+            settings = validSettings.get();
+            handlers = handlers();
+        } catch (RuntimeException | java.util.ServiceConfigurationError e) {
+            // A bad setting (every one named), a handler bean that cannot be made, a handler jar
+            // naming a class it lacks, two handlers of one type.
+            fail(NodeProblem.StartupFailed.name(), "Start-up failed: " + DatabaseStartup.cause(e), e);
+            return;
+        }
+        startup = Thread.ofPlatform().name("drover-startup").start(() -> startUp(handlers));
+    }
+
+    private HandlerRegistry handlers() {
+        List<JobHandler> all = new ArrayList<>();
+        handlerBeans.forEach(h -> all.add(h.get()));
         List<JobHandler> fromJars = HandlerJars.load(config.handlersDir(), JobHandler.class.getClassLoader());
         if (!fromJars.isEmpty()) {
             LOG.infof("Loaded %d handlers from jars in %s", fromJars.size(), config.handlersDir());
         }
         all.addAll(fromJars);
-        HandlerRegistry handlers = HandlerRegistry.withServiceLoader(all);
-        startup = Thread.ofPlatform().name("drover-startup").start(() -> startUp(handlers));
+        return HandlerRegistry.withServiceLoader(all);
     }
 
     private void startUp(HandlerRegistry handlers) {

@@ -6,6 +6,7 @@ import io.drover.executor.acquire.LockMode;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.config.InvalidSettingsException;
 import io.drover.executor.config.JobTimeouts;
+import io.drover.executor.handler.HttpHandler;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +55,7 @@ final class SettingsFactory {
         // Not an engine setting, but refused as the CRD refuses it: a node given 0s would give up
         // on its database at the first refused connection.
         SettingChecks.between(problems, "startupTimeout", c.startupTimeout(), SettingLimits.MIN_STARTUP_TIMEOUT, null);
+        problems.addAll(HttpHandler.settingProblems(c.http().url(), c.http().timeout()));
         try {
             ExecutorSettings settings = b.build();
             if (problems.isEmpty()) {

@@ -126,6 +126,32 @@ class FailureHandlingTest {
         assertThat(deadLetter(schema).get("attempts")).as("it never ran").isEqualTo(0);
     }
 
+    /**
+     * A handler that cannot run a job as this node's settings stand (an http job whose host this
+     * node does not allow, while a rolling change adds it): handed back for another node as a job
+     * of a type without a handler is, no attempt charged; it was dead-lettered unrun at once.
+     */
+    @Test
+    void aJobTheHandlerCannotRunOnThisNodeIsHandedBackNotDeadLettered() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(2, "picky", "{}", 1);
+        jobs.execute("update {s}.job set deferrals = " + (RetryPolicy.MAX_DEFERRALS - 1)
+                + " where id = (select max(id) from {s}.job)");
+        JobHandler picky = io.drover.executor.testing.Handlers.of("picky", job -> {
+            throw new io.drover.executor.handler.NotRunnableHere("host 'x' is not in http.allowedHosts");
+        });
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s, List.of(picky))) {
+            Jobs.await("one handed back, one dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1
+                    && jobs.count("select count(*) from {s}.job where deferrals = 1 and locked_by is null") == 1);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where attempts = 0 and due_at > now() + interval '50 seconds'"
+                + " and last_error = 'host ''x'' is not in http.allowedHosts (node in-jvm); handed back for another node'"))
+                .as("handed back: no attempt charged, due again in a minute, with the reason").isEqualTo(1);
+        assertThat((String) deadLetter(schema).get("error")).isEqualTo("host 'x' is not in http.allowedHosts (node in-jvm):"
+                + " handed back " + RetryPolicy.MAX_DEFERRALS + " times by the nodes that took it");
+    }
+
     @Test
     void nodeSurvivesHandlersThatThrowErrors() throws Exception {
         String schema = TestDatabase.freshSchema(db);

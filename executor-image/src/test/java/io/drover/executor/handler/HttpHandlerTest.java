@@ -108,11 +108,13 @@ class HttpHandlerTest {
     void aPerJobUrlToAHostNotAllowedIsRefusedWithoutCallingIt() {
         // Whoever can enqueue must not make the executor call any address it reaches (SSRF).
         HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(5), List.of("api.example.com", "*.internal.example"));
+        // This node's settings, not the payload's fault: handed back for another node (a rolling
+        // change may be adding the host), never dead-lettered unrun at once.
         assertThatThrownBy(() -> handler.execute(job("{\"url\":\"" + base + "/ok\"}")))
-                .isInstanceOf(InvalidPayloadException.class)
-                .hasMessageContaining("'127.0.0.1' is not in drover.http.allowedHosts");
+                .isInstanceOf(NotRunnableHere.class)
+                .hasMessageContaining("'127.0.0.1' is not in http.allowedHosts");
         assertThatThrownBy(() -> handler.execute(job("{\"url\":\"http://169.254.169.254/latest/meta-data/\"}")))
-                .isInstanceOf(InvalidPayloadException.class);
+                .isInstanceOf(NotRunnableHere.class);
         assertThat(received).isEmpty();
         // A port in the entry must match; a suffix entry matches sub-domains only.
         assertThat(new HttpHandler(Optional.empty(), Duration.ofSeconds(1), List.of("127.0.0.1:1")).allowedUrl(base + "/ok")).isFalse();
@@ -185,13 +187,37 @@ class HttpHandlerTest {
     }
 
     @Test
-    void noUrlOrABadUrlIsAnInvalidPayload() {
+    void noUrlIsHandedBackAndABadUrlIsAnInvalidPayload() {
         HttpHandler handler = new HttpHandler(Optional.empty(), Duration.ofSeconds(1), List.of());
-        assertThatThrownBy(() -> handler.execute(job("{\"order\":1}"))).isInstanceOf(InvalidPayloadException.class)
+        assertThatThrownBy(() -> handler.execute(job("{\"order\":1}"))).isInstanceOf(NotRunnableHere.class)
                 .hasMessageContaining("no URL");
         assertThatThrownBy(() -> handler.execute(job("{\"url\":\"ftp://x\"}"))).isInstanceOf(InvalidPayloadException.class)
-                .hasMessageContaining("http or https");
+                .hasMessageContaining("http or https").hasMessageEndingWith("got scheme 'ftp'");
+        // Out of range, the client refused it at every attempt: retried until dead-lettered.
+        assertThatThrownBy(() -> handler.execute(job("{\"url\":\"http://localhost:70000/\"}")))
+                .isInstanceOf(InvalidPayloadException.class).hasMessage("http job url port must be between 1 and 65535, got 70000");
         assertThatThrownBy(() -> handler.execute(job("{\"url\": "))).isInstanceOf(InvalidPayloadException.class)
                 .hasMessageContaining("does not parse");
+    }
+
+    /** Schemes are case-insensitive: HTTP://host is http://host, not a refused scheme. */
+    @Test
+    void anUppercaseSchemeIsTheSameScheme() throws Exception {
+        new HttpHandler(Optional.empty(), Duration.ofSeconds(5), List.of("127.0.0.1"))
+                .execute(job("{\"url\":\"" + base.toString().replace("http://", "HTTP://") + "/ok\",\"body\":3}"));
+        assertThat(received).containsExactly("3 job=42");
+    }
+
+    /** Settings it cannot work with are refused at start-up, naming them (SettingsFactory reports every one). */
+    @Test
+    void settingsItCannotWorkWithAreRefusedNamingThem() {
+        assertThat(HttpHandler.settingProblems(Optional.of(URI.create("hooks.internal:8080")), Duration.ofSeconds(1)))
+                .containsExactly("http.url must be an http or https URL with a host (and a port up to 65535), e.g."
+                        + " http://hooks.internal:8080/jobs; got scheme 'hooks.internal' and no host");
+        assertThat(HttpHandler.settingProblems(Optional.of(URI.create("/jobs")), Duration.ZERO)).hasSize(2)
+                .last().isEqualTo("http.timeout must be positive, got PT0S");
+        assertThat(HttpHandler.settingProblems(Optional.of(URI.create("https://hooks.example/x?t=1")), Duration.ofSeconds(1))).isEmpty();
+        assertThatThrownBy(() -> new HttpHandler(Optional.of(URI.create("hooks.internal:8080")), Duration.ofSeconds(1), List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http.url must be");
     }
 }

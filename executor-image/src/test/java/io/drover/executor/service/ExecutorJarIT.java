@@ -39,16 +39,28 @@ class ExecutorJarIT {
         return pb.start();
     }
 
+    /**
+     * Bad settings end start-up naming every one, in the log and in the pod's termination
+     * message (which the operator shows): an http.url without a scheme was taken, and every http
+     * job failed on it until dead-lettered while the node looked healthy.
+     */
     @Test
     void badSettingsStopStartupWithAMessageNamingThem() throws Exception {
         Path log = Files.createTempFile("drover-bad-config", ".log");
+        Path termination = Files.createTempFile("drover-bad-config", ".termination");
         Process p = launch(Map.of("DROVER_THREADS", "0", "DROVER_LOCKMODE", "Pessimistic", "DROVER_SCHEMA", "jar_bad",
-                "QUARKUS_HTTP_PORT", Integer.toString(freePort())), log);
+                "DROVER_HTTP_URL", "hooks.internal:8080", "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
+                "DROVER_TERMINATIONMESSAGEPATH", termination.toString()), log);
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("startup gave up").isTrue();
         String output = Files.readString(log);
         assertThat(p.exitValue()).as("exit code; output:\n" + output).isNotZero();
         assertThat(output).contains("lockMode must be one of Global, Optimistic, SkipLocked, got 'Pessimistic'")
                 .contains("threads must be between 1 and 4096, got 0");
+        assertThat(Files.readString(termination)).startsWith("StartupFailed: Start-up failed: ")
+                .contains("lockMode must be one of Global, Optimistic, SkipLocked, got 'Pessimistic'")
+                .contains("threads must be between 1 and 4096, got 0")
+                .contains("http.url must be an http or https URL with a host").contains("got scheme 'hooks.internal' and no host")
+                .doesNotContain("\n");
     }
 
     @Test
