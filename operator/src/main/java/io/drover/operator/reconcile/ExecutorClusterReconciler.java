@@ -197,7 +197,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
         var hashes = new RollHashes(ReferencedSecrets.sha256(configMap.getData() + "|" + secretsHash),
                 ReferencedSecrets.sha256(String.valueOf(configMap.getData())), secretsHash, rollKeySecret.getMetadata().getUid());
-        StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, hashes, replicas(ec, current, autoscaling));
+        StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, hashes, found -> replicas(ec, found, autoscaling));
 
         var findings = ClusterStatus.Findings.applied(autoscaling.active(), autoscaling.reason(), autoscaling.message());
         UpdateControl<ExecutorCluster> control = status(ec, sts, findings, client);
@@ -256,7 +256,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * reconciliation retries with fresh data, so a stale count is never written back.
      */
     private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current, ConfigMap configMap,
-                                          RollHashes hashes, int replicas) {
+                                          RollHashes hashes, java.util.function.ToIntFunction<StatefulSet> replicasFor) {
+        int replicas = replicasFor.applyAsInt(current);
         StatefulSet desired = ExecutorStatefulSet.build(ec, config.defaultImage(ec.getSpec().engine), config.executorImagePullPolicy(),
                 hashes.config(), replicas);
         String specHash = ReferencedSecrets.sha256(String.valueOf(desired.getSpec().toBuilder().withReplicas(0).build()));
@@ -264,6 +265,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         annotations.put(SPEC_HASH, specHash);
         hashes.annotate(annotations);
         own(ec, desired);
+        boolean relabel = false;
         if (current == null) {
             StatefulSet existing = client.resource(desired).get();
             if (existing == null) {
@@ -278,7 +280,15 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                         + " with " + replicas + " node" + (replicas == 1 ? "" : "s"));
                 return created;
             }
+            // Ours (Ownership.taken let the pass through) but not in the informer's cache: its
+            // managed-by label was removed or changed (by hand, a webhook), or the cache is
+            // behind. Its count as it stands (the autoscaler's: counted from a missing
+            // StatefulSet, it was minReplicas, and the pass scaled KEDA's fleet down at every
+            // turn), and written whole below, which puts the label back.
             current = existing;
+            relabel = true;
+            replicas = replicasFor.applyAsInt(existing);
+            desired.getSpec().setReplicas(replicas);
         }
         Map<String, String> was = current.getMetadata().getAnnotations() == null ? Map.of() : current.getMetadata().getAnnotations();
         boolean templateChanged = !specHash.equals(was.get(SPEC_HASH));
@@ -286,12 +296,12 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
         keepRolloutRestart(current, desired);
         boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current, specHash);
-        if (!templateChanged && !changedOutside) {
+        if (!templateChanged && !changedOutside && !relabel) {
             writeSettings(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
             return Objects.equals(wasReplicas, replicas) ? current : scale(ec, client, current, wasReplicas, replicas);
         }
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
-                templateChanged ? "pod template" : "changed outside the operator");
+                templateChanged ? "pod template" : changedOutside ? "changed outside the operator" : "its labels");
         // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
         // resource requests above their limits), the ConfigMap keeps the settings the running
         // pods have, so a pod that restarts meanwhile does not start with settings (a longer

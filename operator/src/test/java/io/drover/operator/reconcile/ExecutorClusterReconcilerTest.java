@@ -639,6 +639,19 @@ class ExecutorClusterReconcilerTest {
         awaitHash("auto", hash);
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas()).isEqualTo(4);
 
+        // Its managed-by label removed by hand: out of the informer's view, the StatefulSet was
+        // taken for missing and scaled to minReplicas at every pass, against KEDA's count. Now
+        // the count stays and the label comes back.
+        client.apps().statefulSets().inNamespace(ns).withName("auto").edit(st -> {
+            st.getMetadata().getLabels().remove(io.drover.operator.resources.Labels.MANAGED_BY);
+            return st;
+        });
+        // (A pass comes within secretRecheckInterval, 2 s here, whatever the informer saw.)
+        org.awaitility.Awaitility.await("the label back").atMost(TIMEOUT).until(() -> client.apps().statefulSets().inNamespace(ns)
+                .withName("auto").get().getMetadata().getLabels().containsKey(io.drover.operator.resources.Labels.MANAGED_BY));
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas())
+                .as("KEDA's count, kept").isEqualTo(4);
+
         // KEDA marks its ScaledObject not ready (a trigger error: the database is unreachable):
         // the fleet keeps its size, and the condition says why. Never spec.replicas.
         GenericKubernetesResource notReady = keda("ScaledObject", "auto");
