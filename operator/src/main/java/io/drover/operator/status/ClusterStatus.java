@@ -28,6 +28,8 @@ public final class ClusterStatus {
      * and the bottleneck. Made through the factories below, which say what happened.
      */
     public static final class Findings {
+        /** Whether this pass wrote the latest spec to the StatefulSet (not blocked, not failed). */
+        private final boolean specApplied;
         private final boolean autoscalingActive;
         private final String autoscalingReason;
         private final String autoscalingMessage;
@@ -37,9 +39,10 @@ public final class ClusterStatus {
         private final FleetStatus fleet;
         private final Bottleneck.Diagnosis bottleneck;
 
-        private Findings(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
+        private Findings(boolean specApplied, boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
                          String problemReason, String problemMessage, PodProblems.Problem podProblem,
                          FleetStatus fleet, Bottleneck.Diagnosis bottleneck) {
+            this.specApplied = specApplied;
             this.autoscalingActive = autoscalingActive;
             this.autoscalingReason = autoscalingReason;
             this.autoscalingMessage = autoscalingMessage;
@@ -56,7 +59,7 @@ public final class ClusterStatus {
          */
         public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
             boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason);
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
+            return new Findings(true, autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
                     refused ? autoscalingMessage : null, null, null, null);
         }
 
@@ -65,25 +68,29 @@ public final class ClusterStatus {
          * {@code message} go to Degraded; autoscaling is reported Blocked, "Waiting for {@code waitingFor}".
          */
         public static Findings blocked(String waitingFor, String reason, String message) {
-            return new Findings(false, "Blocked", "Waiting for " + waitingFor, reason, message, null, null, null);
+            return new Findings(false, false, "Blocked", "Waiting for " + waitingFor, reason, message, null, null, null);
         }
 
         /** The reconciliation failed unexpectedly (Degraded ReconcileFailed with the error). */
         public static Findings reconcileFailed(String error) {
-            return new Findings(false, "Unknown", "Reconciliation failed before autoscaling was checked",
+            return new Findings(false, false, "Unknown", "Reconciliation failed before autoscaling was checked",
                     "ReconcileFailed", error, null, null, null);
         }
 
         /** What the executor pods report (PodProblems): the root cause when nodes are not ready. */
         public Findings withPods(java.util.Optional<PodProblems.Problem> problem) {
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
+            return new Findings(specApplied, autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
                     problem.orElse(null), fleet, bottleneck);
         }
 
         /** The fleet's live figures and the bottleneck they show. */
         public Findings withFigures(FleetStatus figures, Bottleneck.Diagnosis diagnosis) {
-            return new Findings(autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
+            return new Findings(specApplied, autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
                     podProblem, figures, diagnosis);
+        }
+
+        public boolean specApplied() {
+            return specApplied;
         }
 
         public boolean autoscalingActive() {
@@ -148,7 +155,13 @@ public final class ClusterStatus {
 
             boolean stsSeen = st.getObservedGeneration() != null && st.getObservedGeneration() >= nz(sts.getMetadata().getGeneration());
             boolean rolling = stsSeen && st.getUpdateRevision() != null && !Objects.equals(st.getUpdateRevision(), st.getCurrentRevision());
-            if (!stsSeen) {
+            if (!findings.specApplied()) {
+                // Blocked or failed before the StatefulSet was written: what runs is an earlier
+                // spec, however settled (UpToDate here told a `kubectl wait` the change was out).
+                conditions.set(Conditions.PROGRESSING, false, "SpecNotApplied", "The latest spec (generation " + generation
+                        + ") is not applied: " + findings.problemReason() + " (see Degraded); the executors run the spec"
+                        + " applied before");
+            } else if (!stsSeen) {
                 conditions.set(Conditions.PROGRESSING, true, "Applying", "The StatefulSet controller has not yet seen the latest change");
             } else if (rolling || updated < desired) {
                 conditions.set(Conditions.PROGRESSING, true, "RollingUpdate",

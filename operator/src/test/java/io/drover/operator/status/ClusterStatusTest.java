@@ -28,6 +28,25 @@ class ClusterStatusTest {
         assertThat(s.observedGeneration).isEqualTo(4);
     }
 
+    /**
+     * A pass that was blocked (a Secret missing, an image not allowed) or failed wrote nothing:
+     * the StatefulSet is settled on an earlier spec, and Progressing said UpToDate, which a
+     * `kubectl wait` took for the change rolled out.
+     */
+    @Test
+    void aBlockedOrFailedPassIsNoSpecRolledOut() {
+        ExecutorClusterStatus blocked = ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"),
+                ClusterStatus.Findings.blocked("Secret jobs-db", "SecretNotFound", "Secret jobs-db does not exist"));
+        assertCondition(blocked, Conditions.PROGRESSING, "False", "SpecNotApplied", "The latest spec (generation 4) is not"
+                + " applied: SecretNotFound (see Degraded); the executors run the spec applied before");
+        assertCondition(blocked, Conditions.DEGRADED, "True", "SecretNotFound", "Secret jobs-db does not exist");
+        assertCondition(blocked, Conditions.READY, "True", "NodesReady", "3 of 3 executor nodes ready");
+        ExecutorClusterStatus failed = ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"),
+                ClusterStatus.Findings.reconcileFailed("the API server refused a request (422): ..."));
+        assertCondition(failed, Conditions.PROGRESSING, "False", "SpecNotApplied", "The latest spec (generation 4) is not"
+                + " applied: ReconcileFailed (see Degraded); the executors run the spec applied before");
+    }
+
     @Test
     void aRollShowsAsProgressing() {
         ExecutorClusterStatus s = ClusterStatus.of(ec, sts(3, 3, 2, 1, "r1", "r2"), applied());
