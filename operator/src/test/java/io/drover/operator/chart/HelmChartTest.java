@@ -92,6 +92,8 @@ class HelmChartTest {
     @ValueSource(strings = {
             "",
             "--set watchNamespaces={team-a,team-b} --set replicas=2",
+            // Names YAML reads as a number and a boolean unless quoted (they rendered unparsable objects).
+            "--set-string watchNamespaces={123,on}",
             "--set clusterWide=true",
             "--set executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor}",
             "--set leaderElection.enabled=false --set serviceAccount.create=false --set serviceAccount.name=ops",
@@ -115,7 +117,7 @@ class HelmChartTest {
         assertThat(conform.output()).contains("Invalid: 0, Errors: 0");
         assertThat(summaryCount(conform.output(), "Valid")).isGreaterThanOrEqualTo(6);
 
-        for (String ns : List.of("drover-system", "team-a", "team-b")) {
+        for (String ns : List.of("drover-system", "team-a", "team-b", "123", "on")) {
             run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "create", "namespace", ns));
         }
         Result dryRun = run(List.of(bin("kubectl"), "--kubeconfig", kubeconfig().toString(), "apply", "--dry-run=server",
