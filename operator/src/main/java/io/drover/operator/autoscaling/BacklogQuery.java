@@ -35,7 +35,20 @@ public final class BacklogQuery {
         String job = JobSchema.jobTable(schema == null ? SettingDefaults.SCHEMA : schema);
         long cap = cap(a);
         return "select (select count(*) from (select 1 from " + job + " where " + JobSchema.DUE_AND_UNLOCKED
-                + " limit " + cap + ") as due) + (select coalesce(sum(least(n, " + threads + ")), 0) from"
-                + " (select count(*) as n from " + job + " where " + JobSchema.HELD + " group by locked_by) as held)";
+                + " limit " + cap + ") as due) + (" + running(job, threads) + ")";
+    }
+
+    /**
+     * The jobs nodes run, for the second trigger (target: {@code threads} per node): in the
+     * backlog's sum above they are divided by targetBacklogPerNode, so four nodes each running
+     * eight long jobs counted for one node of 1024, and the fleet was scaled down under them.
+     */
+    public static String runningSql(String schema, int threads) {
+        return running(JobSchema.jobTable(schema == null ? SettingDefaults.SCHEMA : schema), threads);
+    }
+
+    private static String running(String job, int threads) {
+        return "select coalesce(sum(least(n, " + threads + ")), 0) from"
+                + " (select count(*) as n from " + job + " where " + JobSchema.HELD + " group by locked_by) as held";
     }
 }

@@ -33,7 +33,13 @@ public final class FlowableBacklogQuery {
                 + " and scope_type_ is null limit " + cap + ") as due)"
                 + " + (select count(*) from (select 1 from " + s + ".act_ru_timer_job where duedate_ <= now()"
                 + " and lock_owner_ is null and scope_type_ is null limit " + cap + ") as timers)"
-                + " + (select coalesce(sum(least(n, " + threads + ")), 0) from (select count(*) as n from " + s
-                + ".act_ru_job where lock_owner_ is not null and scope_type_ is null group by lock_owner_) as held)";
+                + " + (" + runningSql(schema, threads) + ")";
+    }
+
+    /** The jobs Flowable nodes run, for the second trigger ({@link BacklogQuery#runningSql}). */
+    public static String runningSql(String schema, int threads) {
+        String s = schema == null ? SettingDefaults.SCHEMA : schema;
+        return "select coalesce(sum(least(n, " + threads + ")), 0) from (select count(*) as n from " + s
+                + ".act_ru_job where lock_owner_ is not null and scope_type_ is null group by lock_owner_) as held";
     }
 }

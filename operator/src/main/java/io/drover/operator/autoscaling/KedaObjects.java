@@ -36,10 +36,38 @@ public final class KedaObjects {
      */
     public static GenericKubernetesResource scaledObject(ExecutorCluster ec) {
         AutoscalingSpec a = ec.getSpec().autoscaling;
+        int threads = ec.getSpec().threads == null ? Integer.parseInt(SettingDefaults.THREADS) : ec.getSpec().threads;
+        boolean flowable = ec.getSpec().engine == Engine.Flowable;
+        // The HPA takes the larger of the two counts of nodes: the backlog's (due and running
+        // jobs per targetBacklogPerNode), and the running jobs' (per threads), so a fleet busy
+        // with long jobs and an empty backlog keeps the nodes that run them.
+        var backlog = trigger(ec, "due-backlog", flowable ? FlowableBacklogQuery.sql(ec.getSpec().schema, a, threads)
+                : BacklogQuery.sql(ec.getSpec().schema, a, threads), a.targetBacklogPerNode, a.activationBacklog);
+        var running = trigger(ec, "running-jobs", flowable ? FlowableBacklogQuery.runningSql(ec.getSpec().schema, threads)
+                : BacklogQuery.runningSql(ec.getSpec().schema, threads), threads, 0);
+
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("scaleTargetRef", Map.of("apiVersion", "apps/v1", "kind", "StatefulSet", "name", Names.statefulSet(ec)));
+        spec.put("minReplicaCount", a.minReplicas);
+        spec.put("maxReplicaCount", a.maxReplicas);
+        spec.put("pollingInterval", KubeDurations.seconds(a.pollingInterval));
+        spec.put("cooldownPeriod", KubeDurations.seconds(a.cooldownPeriod));
+        spec.put("triggers", List.of(backlog, running));
+        spec.put("advanced", Map.of("horizontalPodAutoscalerConfig", Map.of("behavior", Map.of("scaleDown",
+                Map.of("stabilizationWindowSeconds", KubeDurations.seconds(a.scaleDownStabilizationWindow))))));
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion(API_VERSION).withKind("ScaledObject")
+                .withMetadata(meta(ec, Names.scaledObject(ec)))
+                .withAdditionalProperties(Map.of("spec", spec))
+                .build();
+    }
+
+    /** A postgresql trigger on the cluster's database: nodes = ceil(the query's answer / target). */
+    private static Map<String, Object> trigger(ExecutorCluster ec, String name, String query, long target, long activation) {
         DatabaseSpec db = ec.getSpec().database;
         Map<String, Object> trigger = new LinkedHashMap<>();
         trigger.put("type", "postgresql");
-        trigger.put("name", "due-backlog");
+        trigger.put("name", name);
         trigger.put("metricType", "AverageValue");
         Map<String, Object> md = new LinkedHashMap<>();
         md.put("host", db.host);
@@ -49,29 +77,12 @@ public final class KedaObjects {
         // check the server against the CA file KEDA's own pod names in PGSSLROOTCERT (pgx reads
         // it; the trigger has no field for it): docs/security.md says how to mount the bundle.
         md.put("sslmode", ExecutorConfigMap.sslMode(db));
-        int threads = ec.getSpec().threads == null ? Integer.parseInt(SettingDefaults.THREADS) : ec.getSpec().threads;
-        md.put("query", ec.getSpec().engine == Engine.Flowable
-                ? FlowableBacklogQuery.sql(ec.getSpec().schema, a, threads)
-                : BacklogQuery.sql(ec.getSpec().schema, a, threads));
-        md.put("targetQueryValue", String.valueOf(a.targetBacklogPerNode));
-        md.put("activationTargetQueryValue", String.valueOf(a.activationBacklog));
+        md.put("query", query);
+        md.put("targetQueryValue", String.valueOf(target));
+        md.put("activationTargetQueryValue", String.valueOf(activation));
         trigger.put("metadata", md);
         trigger.put("authenticationRef", Map.of("name", Names.triggerAuthentication(ec)));
-
-        Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put("scaleTargetRef", Map.of("apiVersion", "apps/v1", "kind", "StatefulSet", "name", Names.statefulSet(ec)));
-        spec.put("minReplicaCount", a.minReplicas);
-        spec.put("maxReplicaCount", a.maxReplicas);
-        spec.put("pollingInterval", KubeDurations.seconds(a.pollingInterval));
-        spec.put("cooldownPeriod", KubeDurations.seconds(a.cooldownPeriod));
-        spec.put("triggers", List.of(trigger));
-        spec.put("advanced", Map.of("horizontalPodAutoscalerConfig", Map.of("behavior", Map.of("scaleDown",
-                Map.of("stabilizationWindowSeconds", KubeDurations.seconds(a.scaleDownStabilizationWindow))))));
-        return new GenericKubernetesResourceBuilder()
-                .withApiVersion(API_VERSION).withKind("ScaledObject")
-                .withMetadata(meta(ec, Names.scaledObject(ec)))
-                .withAdditionalProperties(Map.of("spec", spec))
-                .build();
+        return trigger;
     }
 
     /** User name and password from the cluster's database Secret; KEDA reads it, we never copy it. */

@@ -614,6 +614,13 @@ class ExecutorClusterReconcilerTest {
         var applied = client.resources(ExecutorCluster.class).inNamespace(ns).withName("auto").get().getSpec();
         assertThat((String) md.get("query")).isEqualTo(BacklogQuery.sql("payments", applied.autoscaling, applied.threads))
                 .contains("limit 2501)", "least(n, 8)");
+        // The jobs nodes run, per threads: the HPA takes the larger count, so busy nodes are kept.
+        Map<String, Object> running = map(((java.util.List<?>) spec.get("triggers")).get(1));
+        Map<String, Object> runningMd = map(running.get("metadata"));
+        assertThat(running).containsEntry("name", "running-jobs").containsEntry("metricType", "AverageValue");
+        assertThat(runningMd).containsEntry("query", BacklogQuery.runningSql("payments", applied.threads))
+                .containsEntry("targetQueryValue", String.valueOf(applied.threads)).containsEntry("activationTargetQueryValue", "0")
+                .containsEntry("host", "db.example.internal").containsEntry("sslmode", "require");
         assertThat(ta.getAdditionalProperties().get("spec").toString()).contains("parameter=password", "name=jobs-db");
         assertThat(ta.getMetadata().getOwnerReferences()).singleElement().satisfies(r -> assertThat(r.getKind()).isEqualTo("ExecutorCluster"));
 
