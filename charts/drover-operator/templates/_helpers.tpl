@@ -63,10 +63,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   resources: [statefulsets/scale]
   verbs: [update]
 # Server-side apply (patch, and create for a new object), get to check ownership first; never
-# listed, watched or deleted (with clusterWide that would be every ConfigMap and Service).
+# listed, watched or deleted (with clusterWide that would be every Service).
 - apiGroups: [""]
-  resources: [configmaps, services]
+  resources: [services]
   verbs: [get, create, patch]
+# ConfigMaps: get (the database CA bundle a cluster names), and delete of the settings ConfigMap
+# operators before 2026-11-27 wrote, once no pod reads it (its own only: the writes policy). It
+# writes none: the executors' settings are in their pod template.
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get, delete]
 # Secrets: get by name only (no list, no watch, no cache of the namespace's Secrets). The
 # operator reads the Secrets an ExecutorCluster names, to check they opted in
 # (drover.io/executor-secret=true) and have the keys, and the values the executors read, to

@@ -140,7 +140,7 @@ class DroverE2E {
         awaitClusterReady(2);
         awaitAllExecuted(ids, Duration.ofMinutes(3));
         assertThat(jobs.deadLetters()).isZero();
-        assertThat(kube.configMaps().inNamespace(NS).withName(EC + "-config").get().getData()).containsEntry("DROVER_THREADS", "8");
+        assertThat(k.setting(NS, EC, "DROVER_THREADS")).isEqualTo("8");
     }
 
     @Test

@@ -204,8 +204,7 @@ class FleetFaultsE2E {
             kube.kubectl("-n", Kube.OPERATOR_NS, "scale", "deployment", Kube.RELEASE, "--replicas=1").orFail();
             Instant back = Instant.now();
             await("the operator applies the change made while it was away").atMost(Duration.ofMinutes(4))
-                    .pollInterval(Duration.ofSeconds(2)).until(() -> "3".equals(client.configMaps().inNamespace(NS)
-                            .withName(ec + "-config").get().getData().get("DROVER_THREADS"))
+                    .pollInterval(Duration.ofSeconds(2)).until(() -> "3".equals(kube.setting(NS, ec, "DROVER_THREADS"))
                             && !revision.equals(kube.statefulSet(NS, ec).getStatus().getUpdateRevision()));
             kube.awaitReady(NS, ec, 2);
             caughtUp = Duration.between(back, Instant.now()).toSeconds();

@@ -95,7 +95,7 @@ class FlowableE2E {
                     && st.getUpdateRevision().equals(st.getCurrentRevision()) && nz(st.getUpdatedReplicas()) == 2
                     && nz(st.getReadyReplicas()) == 2;
         });
-        assertThat(client.configMaps().inNamespace(NS).withName(EC + "-config").get().getData()).containsEntry("DROVER_THREADS", "6");
+        assertThat(kube.setting(NS, EC, "DROVER_THREADS")).isEqualTo("6");
         receiver.reset();
         List<Long> ids = start(200, 0);
         awaitFinished(ids, Duration.ofMinutes(2));

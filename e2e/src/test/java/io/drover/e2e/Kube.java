@@ -147,6 +147,13 @@ final class Kube {
         return client.apps().statefulSets().inNamespace(ns).withName(name).get();
     }
 
+    /** A setting as the StatefulSet's pod template gives it to its executors ({@code DROVER_THREADS}), or null. */
+    String setting(String ns, String statefulSet, String variable) {
+        return statefulSet(ns, statefulSet).getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getName().equals(variable)).map(io.fabric8.kubernetes.api.model.EnvVar::getValue)
+                .findFirst().orElse(null);
+    }
+
     int replicas(String ns, String name) {
         StatefulSet sts = statefulSet(ns, name);
         return sts == null ? -1 : nz(sts.getSpec().getReplicas());

@@ -5,7 +5,7 @@ import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.DatabaseSpec;
 import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
-import io.drover.operator.resources.ExecutorConfigMap;
+import io.drover.operator.resources.ExecutorEnvironment;
 import io.drover.operator.resources.KubeDurations;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.Names;
@@ -76,7 +76,7 @@ public final class KedaObjects {
         // KEDA connects with pgx, which understands every libpq sslmode. verify-ca/verify-full
         // check the server against the CA file KEDA's own pod names in PGSSLROOTCERT (pgx reads
         // it; the trigger has no field for it): docs/security.md says how to mount the bundle.
-        md.put("sslmode", ExecutorConfigMap.sslMode(db));
+        md.put("sslmode", ExecutorEnvironment.sslMode(db));
         md.put("query", query);
         md.put("targetQueryValue", String.valueOf(target));
         md.put("activationTargetQueryValue", String.valueOf(activation));

@@ -11,7 +11,7 @@ import io.drover.operator.figures.FigureScraper;
 import io.drover.operator.figures.FleetFigures;
 import io.drover.operator.figures.NodeReading;
 import io.drover.operator.resources.ApiTokens;
-import io.drover.operator.resources.ExecutorConfigMap;
+import io.drover.operator.resources.ExecutorEnvironment;
 import io.drover.operator.resources.ExecutorDisruptionBudget;
 import io.drover.operator.resources.ExecutorNetworkPolicy;
 import io.drover.operator.resources.ExecutorServices;
@@ -61,7 +61,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reconciles an ExecutorCluster into: a ConfigMap of executor settings, the executor
+ * Reconciles an ExecutorCluster into: the executor
  * StatefulSet, a headless Service, an API/metrics Service, a PodDisruptionBudget and, when
  * autoscaling, KEDA's ScaledObject and TriggerAuthentication. Everything carries an owner
  * reference, so deleting the ExecutorCluster lets Kubernetes' garbage collector remove it all;
@@ -71,6 +71,8 @@ import java.util.concurrent.TimeUnit;
         maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     static final String FIELD_MANAGER = "drover-operator";
+    /** Clusters whose settings ConfigMap of an older operator is gone (deleteSettingsConfigMapOnceUnused). */
+    private final Set<String> settingsConfigMapGone = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Pod template hash of the StatefulSet spec the operator last wrote (replicas excluded). */
     static final String SPEC_HASH = "drover.io/spec-hash";
     /** What {@code kubectl rollout restart} sets on the pod template: see {@link #keepRolloutRestart}. */
@@ -168,9 +170,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
         }
 
-        // Applied with the StatefulSet (upsertStatefulSet), not before: pods that restart read it,
-        // so it must not carry settings whose StatefulSet the API server then refuses.
-        ConfigMap configMap = ExecutorConfigMap.configMap(ec);
+        // The settings travel in the pod template (ExecutorStatefulSet), one revision's with it.
+        Map<String, String> settings = ExecutorEnvironment.environment(ec.getSpec());
         // The generated tokens join the roll hash: deleting <name>-api to rotate them gives new
         // tokens and rolls the executors onto them.
         // The Flowable executor serves no job API, so a Flowable cluster gets no tokens.
@@ -195,9 +196,10 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
         Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, object -> apply(ec, client, object));
 
-        var hashes = new RollHashes(ReferencedSecrets.sha256(configMap.getData() + "|" + secretsHash),
-                ReferencedSecrets.sha256(String.valueOf(configMap.getData())), secretsHash, rollKeySecret.getMetadata().getUid());
-        StatefulSet sts = upsertStatefulSet(ec, client, current, configMap, hashes, found -> replicas(ec, found, autoscaling));
+        var hashes = new RollHashes(ReferencedSecrets.sha256(settings + "|" + secretsHash),
+                ReferencedSecrets.sha256(String.valueOf(settings)), secretsHash, rollKeySecret.getMetadata().getUid());
+        StatefulSet sts = upsertStatefulSet(ec, client, current, hashes, found -> replicas(ec, found, autoscaling));
+        deleteSettingsConfigMapOnceUnused(ec, client, sts);
 
         var findings = ClusterStatus.Findings.applied(autoscaling.active(), autoscaling.reason(), autoscaling.message());
         UpdateControl<ExecutorCluster> control = status(ec, sts, findings, client);
@@ -214,7 +216,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     private static List<Ownership.Target> writes(ExecutorCluster ec, boolean tokens, boolean keda) {
         List<Ownership.Target> writes = new java.util.ArrayList<>(List.of(
                 Ownership.Target.of(StatefulSet.class, Names.statefulSet(ec)),
-                Ownership.Target.of(ConfigMap.class, Names.configMap(ec)),
                 Ownership.Target.of(Service.class, Names.headlessService(ec)),
                 Ownership.Target.of(Service.class, Names.service(ec))));
         writes.add(Ownership.Target.of(Secret.class, Names.rollKey(ec)));
@@ -255,8 +256,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
      * changed the replica count since we read it, the update fails with a conflict and the
      * reconciliation retries with fresh data, so a stale count is never written back.
      */
-    private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current, ConfigMap configMap,
-                                          RollHashes hashes, java.util.function.ToIntFunction<StatefulSet> replicasFor) {
+    private StatefulSet upsertStatefulSet(ExecutorCluster ec, KubernetesClient client, StatefulSet current, RollHashes hashes, java.util.function.ToIntFunction<StatefulSet> replicasFor) {
         int replicas = replicasFor.applyAsInt(current);
         StatefulSet desired = ExecutorStatefulSet.build(ec, config.defaultImage(ec.getSpec().engine), config.executorImagePullPolicy(),
                 hashes.config(), replicas);
@@ -271,10 +271,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             if (existing == null) {
                 LOG.infof("%s/%s: creating executor StatefulSet with %d nodes", ec.getMetadata().getNamespace(),
                         ec.getMetadata().getName(), replicas);
-                // Refused: the StatefulSet and its ConfigMap are not written (updateErrorStatus says
-                // why); the pass's other objects, applied before, do not feed the pods' settings.
-                client.resource(desired).dryRun().create();
-                writeSettings(ec, client, configMap);
                 StatefulSet created = client.resource(desired).create();
                 events.normal(client, ec, "Created", "Create", "Created executor StatefulSet " + desired.getMetadata().getName()
                         + " with " + replicas + " node" + (replicas == 1 ? "" : "s"));
@@ -297,24 +293,14 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         keepRolloutRestart(current, desired);
         boolean changedOutside = !templateChanged && changedOutside(ec, client, desired, current, specHash);
         if (!templateChanged && !changedOutside && !relabel) {
-            writeSettings(ec, client, configMap); // unchanged settings: keeps it as written (someone may have edited it)
             return Objects.equals(wasReplicas, replicas) ? current : scale(ec, client, current, wasReplicas, replicas);
         }
         LOG.infof("%s/%s: updating executor StatefulSet (%s)", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
                 templateChanged ? "pod template" : changedOutside ? "changed outside the operator" : "its labels");
-        // The API server judges the new StatefulSet first (a dry run): if it refuses it (say,
-        // resource requests above their limits), the ConfigMap keeps the settings the running
-        // pods have, so a pod that restarts meanwhile does not start with settings (a longer
-        // jobTimeout) its StatefulSet (a grace period) never got. A restore has had its dry run
-        // already: the comparison that found the outside change was one, of this same object.
-        if (!changedOutside) {
-            client.resource(desired).dryRun().update();
-        }
         Instant restoring = Instant.now();
         if (changedOutside) {
             OutsideChanges.markRestoring(desired, restoring);
         }
-        writeSettings(ec, client, configMap);
         StatefulSet updated = client.resource(desired).update();
         if (templateChanged) {
             events.normal(client, ec, "RollingUpdate", "Update", "Rolling the executors: " + hashes.causeSince(was));
@@ -471,49 +457,27 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * The executors' settings ConfigMap, exactly as the ExecutorCluster declares it. Server-side
-     * apply leaves keys another field manager added (a {@code kubectl edit} adding
-     * DROVER_LOCKEXPIRY): executors that restart would read a setting the cluster does not
-     * declare and its hash does not cover. Such keys are removed by replacing the ConfigMap whole
-     * (with the version just read: a concurrent write fails with a conflict, and the pass is retried).
+     * Operators before 2026-11-27 gave the executors their settings in a ConfigMap
+     * ({@code <name>-config}, envFrom) shared by every revision: a container that restarted in a
+     * pod not yet rolled read the new settings with its old pod spec (a jobTimeout of an hour
+     * under a grace period of ten minutes, threads raised above the old memory limit). The
+     * settings now travel in the pod template. The old ConfigMap goes once no pod can read it any
+     * more: the StatefulSet's template no longer names it and every pod runs that template (a
+     * pod of the old revision that restarts meanwhile still finds it).
      */
-    private void writeSettings(ExecutorCluster ec, KubernetesClient client, ConfigMap configMap) {
-        own(ec, configMap);
-        ConfigMap written = client.resource(configMap).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
-        boolean extraData = written.getBinaryData() != null && !written.getBinaryData().isEmpty();
-        if (extraData || !Objects.equals(written.getData(), configMap.getData())) {
-            LOG.infof("%s/%s: removing keys added to ConfigMap %s outside the operator", ec.getMetadata().getNamespace(),
-                    ec.getMetadata().getName(), configMap.getMetadata().getName());
-            client.configMaps().inNamespace(configMap.getMetadata().getNamespace()).withName(configMap.getMetadata().getName())
-                    .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-                            withoutForeignKeys(written, configMap));
+    private void deleteSettingsConfigMapOnceUnused(ExecutorCluster ec, KubernetesClient client, StatefulSet sts) {
+        if (settingsConfigMapGone.contains(ec.getMetadata().getUid())) {
+            return;
         }
-    }
-
-    /**
-     * A JSON merge patch that removes what {@code written} has beyond {@code declared} (a null per
-     * foreign key, binaryData whole), with the resourceVersion read: a patch, the verb the chart
-     * grants on ConfigMaps (not update), and a conflict if the ConfigMap changed meanwhile.
-     */
-    static String withoutForeignKeys(ConfigMap written, ConfigMap declared) {
-        var json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
-        var patch = json.objectNode();
-        patch.putObject("metadata").put("resourceVersion", written.getMetadata().getResourceVersion());
-        var data = patch.putObject("data");
-        Map<String, String> declaredData = declared.getData() == null ? Map.of() : declared.getData();
-        if (written.getData() != null) {
-            for (String key : new java.util.TreeSet<>(written.getData().keySet())) {
-                if (declaredData.containsKey(key)) {
-                    data.put(key, declaredData.get(key));
-                } else {
-                    data.putNull(key);
-                }
-            }
+        var st = sts.getStatus();
+        boolean rolled = st != null && st.getUpdateRevision() != null && st.getUpdateRevision().equals(st.getCurrentRevision())
+                && st.getObservedGeneration() != null && st.getObservedGeneration() >= sts.getMetadata().getGeneration();
+        boolean named = sts.getSpec().getTemplate().getSpec().getContainers().stream()
+                .anyMatch(c -> c.getEnvFrom() != null && !c.getEnvFrom().isEmpty());
+        if (rolled && !named) {
+            Ownership.deleteIfOwned(client, ec, Ownership.Target.of(ConfigMap.class, Names.legacySettingsConfigMap(ec)));
+            settingsConfigMapGone.add(ec.getMetadata().getUid()); // one look per cluster and operator start
         }
-        if (written.getBinaryData() != null && !written.getBinaryData().isEmpty()) {
-            patch.putNull("binaryData");
-        }
-        return patch.toString();
     }
 
     private static void own(ExecutorCluster ec, HasMetadata object) {

@@ -95,7 +95,6 @@ public final class ExecutorStatefulSet {
                 .withImage(spec.image != null ? spec.image : defaultImage)
                 .withImagePullPolicy(spec.imagePullPolicy != null ? spec.imagePullPolicy : defaultPullPolicy)
                 .addNewPort().withName("http").withContainerPort(HTTP_PORT).withProtocol("TCP").endPort()
-                .addNewEnvFrom().withNewConfigMapRef().withName(Names.configMap(ec)).endConfigMapRef().endEnvFrom()
                 .withEnv(env(ec))
                 .withResources(spec.resources != null ? spec.resources : DefaultResources.c5TwoXLarge())
                 // Startup covers Flyway migrations on first start; afterwards liveness only
@@ -121,6 +120,10 @@ public final class ExecutorStatefulSet {
     private static List<EnvVar> env(ExecutorCluster ec) {
         ExecutorClusterSpec spec = ec.getSpec();
         List<EnvVar> env = new ArrayList<>();
+        // The settings in the template itself, not in a ConfigMap every revision reads: a
+        // container that restarts in a pod not yet rolled keeps its own revision's settings.
+        ExecutorEnvironment.environment(spec).forEach((name, value) ->
+                env.add(new EnvVarBuilder().withName(name).withValue(literal(value)).build()));
         var creds = spec.database.credentialsSecret;
         env.add(secretEnv("QUARKUS_DATASOURCE_USERNAME", creds.name, creds.usernameKeyOrDefault()));
         env.add(secretEnv("QUARKUS_DATASOURCE_PASSWORD", creds.name, creds.passwordKeyOrDefault()));

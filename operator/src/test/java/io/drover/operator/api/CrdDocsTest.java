@@ -1,7 +1,7 @@
 package io.drover.operator.api;
 
 import io.drover.contract.SettingDefaults;
-import io.drover.operator.resources.ExecutorConfigMap;
+import io.drover.operator.resources.ExecutorEnvironment;
 import io.drover.operator.testing.Clusters;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CrdDocsTest {
     private static final Pattern ROW = Pattern.compile("^\\| `([a-zA-Z.]+)` \\| ([^|]+) \\|");
-    /** A spec setting every executor setting the CRD has, so ExecutorConfigMap passes all of them on. */
+    /** A spec setting every executor setting the CRD has, so ExecutorEnvironment passes all of them on. */
     private static final String EVERY_SETTING = """
             lockMode: Global
             threads: 2
@@ -57,8 +57,8 @@ class CrdDocsTest {
         Map<String, JSONSchemaProps> spec = specProperties();
         var inCrd = new TreeSet<>(spec.keySet());
         inCrd.retainAll(documented.keySet());
-        var passed = new TreeSet<>(ExecutorConfigMap.settings(Clusters.parse(Clusters.yaml("every", EVERY_SETTING)).getSpec()).keySet());
-        assertThat(passed).as("what ExecutorConfigMap hands the executor, under the documented names")
+        var passed = new TreeSet<>(ExecutorEnvironment.settings(Clusters.parse(Clusters.yaml("every", EVERY_SETTING)).getSpec()).keySet());
+        assertThat(passed).as("what ExecutorEnvironment hands the executor, under the documented names")
                 .isSubsetOf(documented.keySet()).isEqualTo(inCrd);
     }
 

@@ -6,7 +6,7 @@ import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.LockMode;
-import io.drover.operator.resources.ExecutorConfigMap;
+import io.drover.operator.resources.ExecutorEnvironment;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
@@ -383,7 +383,7 @@ class ExecutorClusterSchemaTest {
                 database: {host: db, name: jobs, maxPoolSize: 5, credentialsSecret: {name: jobs-db}}
                 """));
         full.getMetadata().setNamespace(namespace);
-        java.util.Set<String> written = new java.util.TreeSet<>(ExecutorConfigMap.environment(full.getSpec()).keySet());
+        java.util.Set<String> written = new java.util.TreeSet<>(ExecutorEnvironment.environment(full.getSpec()).keySet());
         ExecutorStatefulSet.build(full, "image", "IfNotPresent", "hash", 1).getSpec().getTemplate().getSpec()
                 .getContainers().get(0).getEnv().forEach(e -> written.add(e.getName()));
         ExecutorCluster flowable = Clusters.parse(Clusters.yaml("flowable-full", """
@@ -393,7 +393,7 @@ class ExecutorClusterSchemaTest {
                 database: {host: db, name: jobs, credentialsSecret: {name: jobs-db}}
                 """));
         flowable.getMetadata().setNamespace(namespace);
-        written.addAll(ExecutorConfigMap.environment(flowable.getSpec()).keySet());
+        written.addAll(ExecutorEnvironment.environment(flowable.getSpec()).keySet());
         ExecutorStatefulSet.build(flowable, "image", "IfNotPresent", "hash", 1).getSpec().getTemplate().getSpec()
                 .getContainers().get(0).getEnv().forEach(e -> written.add(e.getName()));
         assertThat(written).contains("DROVER_THREADS", "QUARKUS_DATASOURCE_PASSWORD", "DROVER_API_READTOKEN", "JAVA_TOOL_OPTIONS",

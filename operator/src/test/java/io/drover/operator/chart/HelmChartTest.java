@@ -151,13 +151,16 @@ class HelmChartTest {
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-team")).isTrue();
         // The writes the reconciler makes, by the verb each needs (its tests run as this chart's
         // ServiceAccount too, TestCluster.operatorToken): a scale alone updates the StatefulSet's scale
-        // subresource; keys added to the settings ConfigMap by hand are removed with a merge patch.
+        // subresource; ConfigMaps it reads (a CA bundle) and deletes (an older operator's settings), never writes.
         assertThat(canI(sa, "update", "statefulsets.apps", "rbac-team")).isTrue();
         assertThat(kubectl("auth", "can-i", "update", "statefulsets.apps", "--subresource=scale", "--as=" + sa, "-n", "rbac-team")
                 .output().strip()).endsWith("yes");
         assertThat(kubectl("auth", "can-i", "update", "statefulsets.apps", "--subresource=scale", "--as=" + sa, "-n", "rbac-other")
                 .output().strip()).endsWith("no");
-        assertThat(canI(sa, "patch", "configmaps", "rbac-team")).isTrue();
+        assertThat(canI(sa, "patch", "configmaps", "rbac-team")).isFalse();
+        assertThat(canI(sa, "create", "configmaps", "rbac-team")).isFalse();
+        assertThat(canI(sa, "delete", "configmaps", "rbac-team")).isTrue();
+        assertThat(canI(sa, "patch", "services", "rbac-team")).isTrue();
         assertThat(canI(sa, "create", "statefulsets.apps", "rbac-other")).isFalse();
         assertThat(canI(sa, "create", "pods", "rbac-team")).isFalse();
         assertThat(canI(sa, "watch", "pods", "rbac-team")).as("pod status, for root causes").isTrue();
@@ -170,12 +173,14 @@ class HelmChartTest {
         assertThat(canI(sa, "get", "customresourcedefinitions.apiextensions.k8s.io/executorclusters.drover.io", null)).isTrue();
         assertThat(canI(sa, "list", "customresourcedefinitions.apiextensions.k8s.io", null)).isFalse();
 
-        // The other kinds: the verbs the code uses, no more. Nothing lists, watches or deletes
-        // ConfigMaps or Services (with clusterWide that would be every one in the cluster).
-        for (String verb : List.of("list", "watch", "update", "delete")) {
+        // The other kinds: the verbs the code uses, no more. Nothing lists or watches ConfigMaps
+        // or Services (with clusterWide that would be every one in the cluster); ConfigMaps are
+        // deleted only as the writes policy lets (an older operator's settings, its own).
+        for (String verb : List.of("list", "watch", "update")) {
             assertThat(canI(sa, verb, "configmaps", "rbac-team")).as(verb + " configmaps").isFalse();
             assertThat(canI(sa, verb, "services", "rbac-team")).as(verb + " services").isFalse();
         }
+        assertThat(canI(sa, "delete", "services", "rbac-team")).as("delete services").isFalse();
         assertThat(canI(sa, "patch", "services", "rbac-team")).as("server-side apply").isTrue();
         assertThat(canI(sa, "update", "statefulsets.apps", "rbac-team")).as("optimistically locked update").isTrue();
         assertThat(canI(sa, "delete", "statefulsets.apps", "rbac-team")).as("left to the garbage collector").isFalse();
@@ -246,6 +251,7 @@ class HelmChartTest {
         String sa = "--as=system:serviceaccount:vap-system:vap-drover-operator";
         ExecutorCluster owner = Clusters.create(TestCluster.get().client(), "vap-team", Clusters.yaml("jobs", ""));
         kubectl("-n", "vap-team", "create", "serviceaccount", "victim");
+        kubectl("-n", "vap-team", "create", "service", "clusterip", "someone-elses", "--tcp=80:80");
         kubectl("-n", "vap-team", "create", "configmap", "someone-elses", "--from-literal=a=b");
         Path token = secret("victim-api", "kubernetes.io/service-account-token",
                 "  annotations: {kubernetes.io/service-account.name: victim}\n" + ownedBy(owner));
@@ -253,7 +259,7 @@ class HelmChartTest {
         org.awaitility.Awaitility.await("the operator may not mint a token").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(kubectl(sa, "create", "-f", token.toString()).output())
                         .contains("creates only Opaque Secrets named <cluster>-api or <cluster>-roll-key"));
-        Result foreign = kubectl(sa, "-n", "vap-team", "label", "configmap", "someone-elses", "x=y");
+        Result foreign = kubectl(sa, "-n", "vap-team", "label", "service", "someone-elses", "x=y");
         assertThat(foreign.exit()).isNotZero();
         assertThat(foreign.output()).contains("writes only objects labelled app.kubernetes.io/managed-by=drover-operator"
                 + " and controlled by an ExecutorCluster");
@@ -265,31 +271,24 @@ class HelmChartTest {
         // What the operator makes is let through, and the policy binds nobody else.
         Result created = kubectl(sa, "create", "-f", secret("jobs-api", "Opaque", ownedBy(owner)).toString());
         assertThat(created.exit()).as(created.output()).isZero();
-        assertThat(kubectl("-n", "vap-team", "label", "configmap", "someone-elses", "x=y").exit()).as("an admin").isZero();
+        assertThat(kubectl("-n", "vap-team", "label", "service", "someone-elses", "x=y").exit()).as("an admin").isZero();
         // Its own object whose label someone removed: its next write puts the label back.
-        Path settings = Files.createTempFile("jobs-settings", ".yaml");
-        Files.writeString(settings, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: jobs-settings\n  namespace: vap-team\n"
-                + ownedBy(owner) + "data: {a: b}\n");
-        assertThat(kubectl("create", "-f", settings.toString()).exit()).isZero();
-        Result relabel = kubectl(sa, "-n", "vap-team", "label", "configmap", "jobs-settings", "app.kubernetes.io/managed-by=drover-operator");
+        Path own = Files.createTempFile("jobs-service", ".yaml");
+        Files.writeString(own, "apiVersion: v1\nkind: Service\nmetadata:\n  name: jobs-nodes\n  namespace: vap-team\n"
+                + ownedBy(owner) + "spec: {ports: [{port: 80}]}\n");
+        assertThat(kubectl("create", "-f", own.toString()).exit()).isZero();
+        Result relabel = kubectl(sa, "-n", "vap-team", "label", "service", "jobs-nodes", "app.kubernetes.io/managed-by=drover-operator");
         assertThat(relabel.exit()).as(relabel.output()).isZero();
-        // Executors read their settings ConfigMap as environment: no JVM options through it.
-        Result agent = kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"JAVA_TOOL_OPTIONS\":\"-javaagent:/tmp/a.jar\"}}");
-        assertThat(agent.exit()).isNotZero();
-        assertThat(agent.output()).contains("writes no JVM options or LD_ variables into a ConfigMap");
-        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"DROVER_THREADS\":\"4\"}}").exit()).as("its settings").isZero();
-        // One someone else added stays writable around, and removable, or the operator could not
-        // write the settings again to take it out.
-        assertThat(kubectl("-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/a.so\"}}").exit()).as("an admin").isZero();
-        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"DROVER_THREADS\":\"8\"}}").exit()).as("beside a key someone else added").isZero();
-        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"LD_PRELOAD\":\"/tmp/b.so\"}}").output()).contains("writes no JVM options or LD_ variables");
-        assertThat(kubectl(sa, "-n", "vap-team", "patch", "configmap", "jobs-settings", "--type=merge",
-                "-p", "{\"data\":{\"LD_PRELOAD\":null}}").exit()).as("taking it out").isZero();
+        // ConfigMaps: it deletes an older operator's settings ConfigMap of its own, no one else's.
+        Path settings = Files.createTempFile("jobs-config", ".yaml");
+        Files.writeString(settings, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: jobs-config\n  namespace: vap-team\n"
+                + ownedBy(owner) + "data: {DROVER_THREADS: '8'}\n");
+        assertThat(kubectl("create", "-f", settings.toString()).exit()).isZero();
+        Result theirs = kubectl(sa, "-n", "vap-team", "delete", "configmap", "someone-elses");
+        assertThat(theirs.exit()).isNotZero();
+        assertThat(theirs.output()).contains("writes only objects labelled");
+        Result ours = kubectl(sa, "-n", "vap-team", "delete", "configmap", "jobs-config");
+        assertThat(ours.exit()).as(ours.output()).isZero();
     }
 
     /**
@@ -357,11 +356,14 @@ class HelmChartTest {
                 "JDK_JAVA_OPTIONS", "-Xmx1g", null)));
         containers.put("LD_PRELOAD", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
                 "LD_PRELOAD", "/tmp/a.so", null)));
-        containers.put("a Secret as environment", c -> c.getEnvFrom().add(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
-                .withNewSecretRef().withName("jobs-api").endSecretRef().build()));
-        containers.put("its settings under a prefix (LD_PRELOAD from a key PRELOAD)", c -> c.getEnvFrom().getFirst().setPrefix("LD_"));
-        containers.put("another ConfigMap as environment", c -> c.getEnvFrom().add(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
-                .withNewConfigMapRef().withName("someone-elses").endConfigMapRef().build()));
+        containers.put("a Secret as environment", c -> c.setEnvFrom(List.of(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
+                .withNewSecretRef().withName("jobs-api").endSecretRef().build())));
+        containers.put("a ConfigMap as environment (LD_PRELOAD from a key PRELOAD under a prefix)", c -> c.setEnvFrom(List.of(
+                new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder().withPrefix("LD_")
+                        .withNewConfigMapRef().withName("someone-elses").endConfigMapRef().build())));
+        containers.put("an older operator's settings ConfigMap as environment", c -> c.setEnvFrom(List.of(
+                new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
+                        .withNewConfigMapRef().withName("plain-config").endConfigMapRef().build())));
         containers.put("a mount over the executor's jar", c -> c.getVolumeMounts().add(new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
                 .withName("tmp").withMountPath("/app/quarkus-run.jar").withSubPath("a.jar").build()));
         for (var change : containers.entrySet()) {

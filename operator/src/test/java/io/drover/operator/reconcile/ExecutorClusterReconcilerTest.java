@@ -86,20 +86,21 @@ class ExecutorClusterReconcilerTest {
                 """));
 
         StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("jobs").get());
-        ConfigMap cm = await("ConfigMap", () -> client.configMaps().inNamespace(ns).withName("jobs-config").get());
         Service headless = await("headless Service", () -> client.services().inNamespace(ns).withName("jobs-nodes").get());
         Service api = await("API Service", () -> client.services().inNamespace(ns).withName("jobs").get());
         PodDisruptionBudget pdb = await("PDB", () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).withName("jobs").get());
         NetworkPolicy netpol = await("NetworkPolicy", () -> client.network().v1().networkPolicies().inNamespace(ns).withName("jobs").get());
 
-        for (HasMetadata owned : new HasMetadata[]{sts, cm, headless, api, pdb, netpol}) {
+        for (HasMetadata owned : new HasMetadata[]{sts, headless, api, pdb, netpol}) {
             assertThat(owned.getMetadata().getOwnerReferences()).singleElement().satisfies(ref -> {
                 assertThat(ref.getUid()).isEqualTo(ec.getMetadata().getUid());
                 assertThat(ref.getController()).isTrue();
             });
         }
-        // Settings under the executor's own names; durations in ISO-8601, which it parses.
-        assertThat(cm.getData()).containsEntry("DROVER_LOCKMODE", "Global")
+        // Settings under the executor's own names, in the pod template (each revision its own);
+        // durations in ISO-8601, which it parses.
+        Map<String, String> settings = settingsOf(sts);
+        assertThat(settings).containsEntry("DROVER_LOCKMODE", "Global")
                 .containsEntry("DROVER_THREADS", "64")
                 .as("defaults are passed on as the server applied them")
                 .containsEntry("DROVER_QUEUESIZE", SettingDefaults.QUEUE_SIZE)
@@ -112,7 +113,8 @@ class ExecutorClusterReconcilerTest {
                 .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
                         "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor")
                 .doesNotContainKey("DROVER_GLOBALLOCKWAITTIME");
-        assertThat(cm.getData().toString()).doesNotContain("s3cret");
+        assertThat(settings.toString()).doesNotContain("s3cret");
+        assertThat(client.configMaps().inNamespace(ns).withName("jobs-config").get()).as("no settings ConfigMap any more").isNull();
         // No token named: the operator generated the API tokens, once, and the pods read them.
         var tokens = client.secrets().inNamespace(ns).withName("jobs-api").get();
         assertThat(tokens.getMetadata().getLabels()).as("not usable by other clusters").doesNotContainKey("drover.io/executor-secret");
@@ -196,7 +198,7 @@ class ExecutorClusterReconcilerTest {
 
         edit("roll", ec -> ec.getSpec().threads = 16);
         String second = awaitHash("roll", first);
-        assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get().getData()).containsEntry("DROVER_THREADS", "16");
+        assertThat(settingsOf("roll")).containsEntry("DROVER_THREADS", "16");
 
         assertThat(awaitEvent("roll", "RollingUpdate").getNote()).isEqualTo("Rolling the executors: the settings changed");
 
@@ -217,8 +219,7 @@ class ExecutorClusterReconcilerTest {
         ExecutorCluster refused = awaitCondition("roll", Conditions.DEGRADED, "True", "ReconcileFailed");
         assertThat(condition(refused, Conditions.DEGRADED).getMessage()).startsWith("the API server refused a request (422)")
                 .contains("widgets").doesNotContain("https://");
-        assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get().getData())
-                .as("the running pods' settings, kept").containsEntry("DROVER_THREADS", "16");
+        assertThat(settingsOf("roll")).as("the running pods' settings, kept").containsEntry("DROVER_THREADS", "16");
         edit("roll", ec -> {
             ec.getSpec().threads = 16;
             ec.getSpec().resources = null;
@@ -233,17 +234,20 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
                 .isEqualTo(before.getMetadata().getResourceVersion());
 
-        // A key added to the settings by hand is removed: a restarting executor would read a
-        // setting the cluster does not declare (and its hash does not cover).
-        client.configMaps().inNamespace(ns).withName("roll-config").edit(cm -> {
-            cm.getData().put("DROVER_LOCKEXPIRY", "1s");
-            return cm;
-        });
-        org.awaitility.Awaitility.await("the hand-added key removed").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
-                .until(() -> client.configMaps().inNamespace(ns).withName("roll-config").get().getData(),
-                        data -> !data.containsKey("DROVER_LOCKEXPIRY") && "16".equals(data.get("DROVER_THREADS")));
-        assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
-                .as("nothing rolled").isEqualTo(before.getMetadata().getResourceVersion());
+        // The settings ConfigMap an operator before 2026-11-27 wrote (every revision's pods read
+        // it: a restart in a pod not yet rolled took the new settings with its old spec) goes
+        // once every pod runs a template that does not name it.
+        client.configMaps().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                .withName("roll-config").addToLabels("app.kubernetes.io/managed-by", "drover-operator")
+                .addNewOwnerReference().withApiVersion("drover.io/v1alpha1").withKind("ExecutorCluster").withName("roll")
+                .withUid(client.resources(ExecutorCluster.class).inNamespace(ns).withName("roll").get().getMetadata().getUid())
+                .withController(true).endOwnerReference().endMetadata().addToData("DROVER_THREADS", "8").build()).create();
+        sleep(Duration.ofSeconds(3));
+        assertThat(client.configMaps().inNamespace(ns).withName("roll-config").get()).as("kept while the roll is under way").isNotNull();
+        writeStatus(before, 1, 1, 1, "rev-2", "rev-2");
+        org.awaitility.Awaitility.await("the old settings ConfigMap deleted").atMost(TIMEOUT)
+                .until(() -> client.configMaps().inNamespace(ns).withName("roll-config").get() == null);
+        before = client.apps().statefulSets().inNamespace(ns).withName("roll").get(); // its status was written
 
         // A change of the Secret that leaves the values the executors read alone (a label, an
         // annotation, another key) rolls nothing: the hash covers the values, not the version.
@@ -495,7 +499,6 @@ class ExecutorClusterReconcilerTest {
         assertThat(theirs.getSpec().getSelector()).as("the user's selector, untouched").isEqualTo(Map.of("app", "billing"));
         assertThat(theirs.getMetadata().getOwnerReferences()).as("not given to the cluster").isNullOrEmpty();
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("billing").get()).as("nothing written").isNull();
-        assertThat(client.configMaps().inNamespace(ns).withName("billing-config").get()).isNull();
 
         client.resource(theirs).delete();
         await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("billing").get());
@@ -826,7 +829,6 @@ class ExecutorClusterReconcilerTest {
         assertThat(condition(ec, Conditions.DEGRADED).getMessage())
                 .contains("jobs-db", "spec.database.credentialsSecret", "drover.io/executor-secret=true");
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("optin").get()).isNull();
-        assertThat(client.configMaps().inNamespace(ns).withName("optin-config").get()).isNull();
 
         Clusters.dbSecret(client, ns, "jobs-db", "pw", true);
         await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("optin").get());
@@ -875,8 +877,7 @@ class ExecutorClusterReconcilerTest {
                 .withNewMetadata().withName("rds-ca").endMetadata()
                 .addToData("global-bundle.pem", "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n").build()).create();
         StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("tls").get());
-        ConfigMap cm = client.configMaps().inNamespace(ns).withName("tls-config").get();
-        assertThat(cm.getData()).containsEntry("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://10.1.2.3:6432/jobs"
+        assertThat(settingsOf(sts)).containsEntry("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://10.1.2.3:6432/jobs"
                 + "?sslmode=verify-full&sslrootcert=/etc/drover/database-ca/ca.crt&ApplicationName=drover-executor");
         var pod = sts.getSpec().getTemplate().getSpec();
         assertThat(pod.getVolumes()).anySatisfy(v -> {
@@ -1040,9 +1041,8 @@ class ExecutorClusterReconcilerTest {
             String hash = awaitHash("refusedso", null);
             edit("refusedso", e -> e.getSpec().threads = 3);
             awaitHash("refusedso", hash);
-            assertThat(client.configMaps().inNamespace(ns).withName(sts.getSpec().getTemplate().getSpec().getContainers()
-                    .getFirst().getEnvFrom().getFirst().getConfigMapRef().getName()).get().getData())
-                    .as("a setting changed meanwhile reaches the executors").containsEntry("DROVER_THREADS", "3");
+            assertThat(settingsOf("refusedso")).as("a setting changed meanwhile reaches the executors")
+                    .containsEntry("DROVER_THREADS", "3");
         } finally {
             unrefuse(policy);
         }
@@ -1071,9 +1071,7 @@ class ExecutorClusterReconcilerTest {
         StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("bpm").get());
         assertThat(sts.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage())
                 .isEqualTo("localhost/flowable-executor:0.1.0");
-        ConfigMap cm = await("ConfigMap", () -> client.configMaps().inNamespace(ns).withName(sts.getSpec().getTemplate().getSpec()
-                .getContainers().getFirst().getEnvFrom().getFirst().getConfigMapRef().getName()).get());
-        assertThat(cm.getData()).containsEntry("DROVER_LOCKMODE", "Global").containsEntry("DROVER_THREADS", "16")
+        assertThat(settingsOf(sts)).containsEntry("DROVER_LOCKMODE", "Global").containsEntry("DROVER_THREADS", "16")
                 .containsEntry("DROVER_QUEUESIZE", "256").containsEntry("DROVER_SCHEMA", "flowable");
         GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "bpm"));
         Map<String, Object> trigger = map(((java.util.List<?>) map(so.getAdditionalProperties().get("spec")).get("triggers")).get(0));
@@ -1117,6 +1115,18 @@ class ExecutorClusterReconcilerTest {
 
     private static Condition condition(ExecutorCluster ec, String type) {
         return ec.getStatus().conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
+    }
+
+    /** The plain-valued environment of a cluster's executor container: its settings, as its pods get them. */
+    private Map<String, String> settingsOf(String cluster) {
+        return settingsOf(client.apps().statefulSets().inNamespace(ns).withName(cluster).get());
+    }
+
+    private static Map<String, String> settingsOf(StatefulSet sts) {
+        Map<String, String> env = new java.util.TreeMap<>();
+        sts.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
+        return env;
     }
 
     private void writeStatus(StatefulSet sts, int replicas, int ready, int updated, String current, String update) {

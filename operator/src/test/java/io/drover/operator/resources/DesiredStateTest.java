@@ -45,7 +45,7 @@ class DesiredStateTest {
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(c.getTerminationMessagePolicy()).isEqualTo("FallbackToLogsOnError");
-        assertThat(c.getEnvFrom().getFirst().getConfigMapRef().getName()).isEqualTo(Names.configMap(ec));
+        assertThat(c.getEnvFrom()).as("no ConfigMap every revision's pods read").isEmpty();
 
         Map<String, EnvVar> env = new java.util.HashMap<>();
         c.getEnv().forEach(e -> env.put(e.getName(), e));
@@ -67,7 +67,7 @@ class DesiredStateTest {
     }
 
     @Test
-    void theConfigMapCarriesTheExecutorsSettingsUnderTheirOneName() {
+    void thePodTemplateCarriesTheExecutorsSettingsUnderTheirOneName() {
         ExecutorCluster ec = cluster("""
                 lockMode: Global
                 threads: 16
@@ -75,7 +75,11 @@ class DesiredStateTest {
                 acquireInterval: 500ms
                 jobTimeouts: {report: 2m, email: 10s}
                 """);
-        Map<String, String> env = ExecutorConfigMap.configMap(ec).getData();
+        Map<String, String> env = ExecutorEnvironment.environment(ec.getSpec());
+        assertThat(ExecutorStatefulSet.build(ec, "i", "IfNotPresent", "h", 1).getSpec().getTemplate().getSpec().getContainers()
+                .getFirst().getEnv()).as("in the pod template, each revision its own")
+                .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("DROVER_THREADS=16"))
+                .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("DROVER_LOCKEXPIRY=PT1M30S"));
         assertThat(env).containsEntry("DROVER_LOCKMODE", "Global")
                 .containsEntry("DROVER_THREADS", "16")
                 .containsEntry("DROVER_LOCKEXPIRY", "PT1M30S")
@@ -85,18 +89,18 @@ class DesiredStateTest {
                         "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor");
         assertThat(env).as("settings the spec leaves out take the executor's defaults")
                 .doesNotContainKeys("DROVER_QUEUESIZE", "DROVER_MAXATTEMPTS", "DROVER_SHUTDOWNGRACEPERIOD");
-        assertThat(env.keySet()).as("no credential ever goes into a ConfigMap")
+        assertThat(env.keySet()).as("no credential ever goes in as a plain value")
                 .noneMatch(k -> k.contains("PASSWORD") || k.contains("TOKEN") || k.contains("USERNAME"));
     }
 
     @Test
     void maxJobDurationSetsTheShutdownGraceAndTheJobTimeout() {
-        Map<String, String> env = ExecutorConfigMap.configMap(cluster("maxJobDuration: 2m\n")).getData();
+        Map<String, String> env = ExecutorEnvironment.environment(cluster("maxJobDuration: 2m\n").getSpec());
         assertThat(env).containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").containsEntry("DROVER_JOBTIMEOUT", "PT2M");
-        Map<String, String> explicit = ExecutorConfigMap.configMap(cluster("maxJobDuration: 2m\nshutdownGracePeriod: 5m\n")).getData();
+        Map<String, String> explicit = ExecutorEnvironment.environment(cluster("maxJobDuration: 2m\nshutdownGracePeriod: 5m\n").getSpec());
         assertThat(explicit).as("what the user writes wins").containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT5M");
-        Map<String, String> flowable = ExecutorConfigMap.configMap(cluster("engine: Flowable\nlockMode: Global\nmaxJobDuration: 2m\n"))
-                .getData();
+        Map<String, String> flowable = ExecutorEnvironment.environment(cluster("engine: Flowable\nlockMode: Global\nmaxJobDuration: 2m\n")
+                .getSpec());
         assertThat(flowable).as("Flowable has no job timeout: maxJobDuration sets only the grace periods")
                 .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").doesNotContainKey("DROVER_JOBTIMEOUT");
     }

@@ -143,10 +143,10 @@ public final class TestCluster {
         Config tokenOnly = new io.fabric8.kubernetes.client.ConfigBuilder(Config.empty()).withMasterUrl(config().getMasterUrl())
                 .withCaCertData(config().getCaCertData()).withCaCertFile(config().getCaCertFile()).withOauthToken(token).build();
         try (KubernetesClient asOperator = new KubernetesClientBuilder().withConfig(tokenOnly).build()) {
-            var foreign = new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("not-the-operators")
-                    .endMetadata().build();
+            var foreign = new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName("not-the-operators")
+                    .endMetadata().withNewSpec().addNewPort().withPort(80).endPort().endSpec().build();
             awaitRefused("the writes policy", "the drover operator writes only objects labelled",
-                    () -> asOperator.configMaps().inNamespace(OPERATOR_NAMESPACE).resource(foreign).dryRun().create());
+                    () -> asOperator.services().inNamespace(OPERATOR_NAMESPACE).resource(foreign).dryRun().create());
             // Labelled and owned as the operator's own (so the writes policy lets it through), with the host's network.
             var hostNetwork = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder().withNewMetadata()
                     .withName("host-network").addToLabels("app.kubernetes.io/managed-by", "drover-operator")

@@ -37,7 +37,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 public class ExtraEnvVar {
     /**
      * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
-     * settings of the ConfigMap (ExecutorConfigMap), JAVA_TOOL_OPTIONS (jvmOptions) and the other
+     * settings of the pod template (ExecutorEnvironment), JAVA_TOOL_OPTIONS (jvmOptions) and the other
      * variables the JVM reads options from (JDK_AOT_VM_OPTIONS: the JVM that writes an AOT cache at
      * exit reads it as JAVA_TOOL_OPTIONS). QUARKUS_DATASOURCE_*, DROVER_API_* and LD_* are refused as
      * prefixes: every LD_ variable is the dynamic loader's (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT

@@ -6,8 +6,6 @@ import io.drover.operator.api.v1alpha1.DatabaseSpec;
 import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 import java.util.LinkedHashMap;
@@ -15,12 +13,14 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The executor's configuration as environment variables in a ConfigMap: {@code DROVER_<NAME>}
+ * The executor's configuration as environment variables of its pod template: {@code DROVER_<NAME>}
  * for each executor setting the spec sets (the executor reads the same names), and the JDBC URL.
- * Secrets never go here: user name, password and API token are secretKeyRef env vars of the pod.
+ * In the template, not a ConfigMap every revision's pods read: a container that restarts in a
+ * pod not yet rolled keeps its revision's settings. Secrets never go here: user name, password
+ * and API token are secretKeyRef env vars of the pod.
  */
-public final class ExecutorConfigMap {
-    private ExecutorConfigMap() {
+public final class ExecutorEnvironment {
+    private ExecutorEnvironment() {
     }
 
     /** Executor settings by their one name (docs/configuration.md); unset ones are left out. */
@@ -83,17 +83,6 @@ public final class ExecutorConfigMap {
     /** As the CRD defaults it, for objects built in code: encrypted unless disabled in writing. */
     public static String sslMode(DatabaseSpec db) {
         return db.sslModeOrDefault();
-    }
-
-    public static ConfigMap configMap(ExecutorCluster ec) {
-        return new ConfigMapBuilder()
-                .withNewMetadata()
-                .withName(Names.configMap(ec))
-                .withNamespace(ec.getMetadata().getNamespace())
-                .withLabels(Labels.all(ec))
-                .endMetadata()
-                .withData(environment(ec.getSpec()))
-                .build();
     }
 
     private static void put(Map<String, String> m, String name, Object value) {
