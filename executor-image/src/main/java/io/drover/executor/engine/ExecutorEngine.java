@@ -170,6 +170,9 @@ public final class ExecutorEngine implements AutoCloseable {
         }
     }
 
+    /** How long a stopping node may run past its shutdownGracePeriod (ExecutorClusterSpec's rule leaves 10 s). */
+    static final Duration AFTER_GRACE = Duration.ofSeconds(7);
+
     /**
      * Graceful stop: stop acquiring; hand queued, unstarted jobs back to the fleet at once; let
      * running jobs finish within {@code shutdownGracePeriod}; write every outcome; stop renewing
@@ -191,9 +194,14 @@ public final class ExecutorEngine implements AutoCloseable {
                         settings.shutdownGracePeriod());
             }
             starter.stop();
-            pool.awaitWorkers(Duration.ofSeconds(2)); // a worker the stop answered hands its job back
-            // Outcomes get a little time past the grace period: losing them means re-running jobs.
-            completions.stop(Math.max(deadline, System.nanoTime()) + Duration.ofSeconds(10).toNanos());
+            // Past the grace period the node gets AFTER_GRACE in all (the interrupted runs' second,
+            // the last outcomes), within the 10 s the CRD keeps between shutdownGracePeriod and
+            // the pod's terminationGracePeriodSeconds: the kubelet must not kill it while it
+            // writes them.
+            long end = deadline + AFTER_GRACE.toNanos();
+            pool.awaitWorkers(Duration.ofNanos(Math.min(Duration.ofSeconds(2).toNanos(), end - System.nanoTime())));
+            // Outcomes get the rest: losing them means re-running jobs.
+            completions.stop(end);
             sweeper.stop();
             renewer.stop();
             session.stop();
