@@ -1,11 +1,12 @@
 package io.drover.operator.api.schema;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRuleBuilder;
 
-import java.util.ArrayList;
 import java.util.List;
+
+import static io.drover.operator.api.schema.SchemaCompletions.addRules;
+import static io.drover.operator.api.schema.SchemaCompletions.enumOf;
+import static io.drover.operator.api.schema.SchemaCompletions.rule;
 
 /**
  * Completes the generated schema of {@code spec.networkPolicy.from} and {@code .egress}, fabric8's
@@ -34,20 +35,6 @@ final class NetworkPolicySchema {
     static final long MAX_PORT_NAME = 15;
     /** The longest IPv6 CIDR is 43 characters. */
     static final long MAX_CIDR_LENGTH = 64;
-    /** A label value (Kubernetes' own rule: at most 63, alphanumeric at both ends). */
-    static final String LABEL_VALUE = "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$";
-    /**
-     * A label key (Kubernetes' qualified name): an optional DNS-subdomain prefix (at most 253,
-     * {@link #LABEL_KEY_PREFIX_FITS}) and '/', then a name of at most 63 characters,
-     * alphanumeric at both ends. No backslashes, as for CEL.
-     */
-    static final String LABEL_KEY = "^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
-    /** The prefix of a label key {@code k} (before its '/') is at most 253 characters. */
-    static final String LABEL_KEY_PREFIX_FITS = "(!k.contains('/') || k.indexOf('/') <= 253)";
-    static final String LABEL_KEY_MESSAGE = "a label key is a name of at most 63 letters, digits, '-', '_' and '.',"
-            + " alphanumeric at both ends, with an optional DNS prefix of at most 253 characters and '/'"
-            + " (e.g. app.kubernetes.io/name)";
 
     private NetworkPolicySchema() {
     }
@@ -87,34 +74,8 @@ final class NetworkPolicySchema {
         addRules(ipBlock, rule("!has(self.except) || !isCIDR(self.cidr) || self.except.all(e, isCIDR(e)"
                         + " && cidr(self.cidr).containsCIDR(e) && cidr(e).prefixLength() > cidr(self.cidr).prefixLength())",
                 "every ipBlock.except entry must be a CIDR strictly inside ipBlock.cidr", ".except"));
-        selector(SchemaCompletions.child(peer, "podSelector"));
-        selector(SchemaCompletions.child(peer, "namespaceSelector"));
-    }
-
-    private static void selector(JSONSchemaProps selector) {
-        JSONSchemaProps labels = SchemaCompletions.child(selector, "matchLabels");
-        labels.setMaxProperties(MAX_ENTRIES);
-        JSONSchemaProps value = labels.getAdditionalProperties().getSchema();
-        value.setMaxLength(63L);
-        value.setPattern(LABEL_VALUE);
-        addRules(labels, rule("self.all(k, k.matches('" + LABEL_KEY + "') && " + LABEL_KEY_PREFIX_FITS + ")",
-                LABEL_KEY_MESSAGE, null));
-        JSONSchemaProps expressions = SchemaCompletions.child(selector, "matchExpressions");
-        expressions.setMaxItems(MAX_ENTRIES);
-        JSONSchemaProps requirement = SchemaCompletions.items(expressions);
-        JSONSchemaProps key = SchemaCompletions.child(requirement, "key");
-        key.setMaxLength(317L); // a 253-character prefix, '/', a 63-character name
-        key.setPattern(LABEL_KEY);
-        addRules(key, rule("[self].all(k, " + LABEL_KEY_PREFIX_FITS + ")", LABEL_KEY_MESSAGE, null));
-        SchemaCompletions.child(requirement, "operator").setEnum(enumOf("In", "NotIn", "Exists", "DoesNotExist"));
-        JSONSchemaProps values = SchemaCompletions.child(requirement, "values");
-        values.setMaxItems(MAX_ENTRIES);
-        SchemaCompletions.items(values).setMaxLength(63L);
-        SchemaCompletions.items(values).setPattern(LABEL_VALUE);
-        requirement.setRequired(List.of("key", "operator"));
-        addRules(requirement, rule("self.operator in ['In', 'NotIn'] ? has(self.values) && size(self.values) > 0"
-                        + " : !has(self.values) || size(self.values) == 0",
-                "operators In and NotIn need values; Exists and DoesNotExist take none", ".values"));
+        LabelSchema.selector(SchemaCompletions.child(peer, "podSelector"), MAX_ENTRIES);
+        LabelSchema.selector(SchemaCompletions.child(peer, "namespaceSelector"), MAX_ENTRIES);
     }
 
     private static void port(JSONSchemaProps port) {
@@ -131,21 +92,5 @@ final class NetworkPolicySchema {
                         + " single '-', with a letter)", null));
         addRules(port, rule("!has(self.endPort) || (has(self.port) && type(self.port) == int && self.endPort >= self.port)",
                 "endPort needs a numeric port, and must not be below it", ".endPort"));
-    }
-
-    private static ValidationRule rule(String rule, String message, String fieldPath) {
-        return new ValidationRuleBuilder().withRule(rule).withMessage(message).withFieldPath(fieldPath).build();
-    }
-
-    private static void addRules(JSONSchemaProps schema, ValidationRule... rules) {
-        List<ValidationRule> all = new ArrayList<>(schema.getXKubernetesValidations() == null ? List.of()
-                : schema.getXKubernetesValidations());
-        all.addAll(List.of(rules));
-        schema.setXKubernetesValidations(all);
-    }
-
-    private static List<com.fasterxml.jackson.databind.JsonNode> enumOf(String... values) {
-        var nodes = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
-        return java.util.Arrays.stream(values).<com.fasterxml.jackson.databind.JsonNode>map(nodes::textNode).toList();
     }
 }

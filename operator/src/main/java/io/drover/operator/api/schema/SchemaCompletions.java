@@ -5,7 +5,12 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRuleBuilder;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -49,5 +54,23 @@ public class SchemaCompletions implements CRDPostProcessor {
             throw new IllegalStateException("a list of the generated CRD has no item schema: update " + SchemaCompletions.class.getName());
         }
         return list.getItems().getSchema();
+    }
+
+    /** A CEL rule; {@code fieldPath} (relative, e.g. ".values") names the field its message is about, or null for the schema's own. */
+    static ValidationRule rule(String rule, String message, String fieldPath) {
+        return new ValidationRuleBuilder().withRule(rule).withMessage(message).withFieldPath(fieldPath).build();
+    }
+
+    /** Adds {@code rules} after the ones {@code schema} has. */
+    static void addRules(JSONSchemaProps schema, ValidationRule... rules) {
+        List<ValidationRule> all = new ArrayList<>(schema.getXKubernetesValidations() == null ? List.of()
+                : schema.getXKubernetesValidations());
+        all.addAll(List.of(rules));
+        schema.setXKubernetesValidations(all);
+    }
+
+    static List<com.fasterxml.jackson.databind.JsonNode> enumOf(String... values) {
+        var nodes = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+        return Arrays.stream(values).<com.fasterxml.jackson.databind.JsonNode>map(nodes::textNode).toList();
     }
 }
