@@ -164,6 +164,9 @@ class ExecutorClusterSchemaTest {
             networkPolicy: {egress: [{ports: [{port: https, endPort: 500}]}]} | spec.networkPolicy.egress[0].ports[0].endPort: Invalid value: "object": endPort needs a numeric port
             networkPolicy: {egress: [{ports: [{port: 443, endPort: 80}]}]} | spec.networkPolicy.egress[0].ports[0].endPort: Invalid value: "object": endPort needs a numeric port, and must not be below it
             networkPolicy: {egress: [{ports: [{protocol: ICMP}]}]} | spec.networkPolicy.egress[0].ports[0].protocol: Unsupported value: "ICMP"
+            image: " localhost/drover-executor:0.1.0"   | spec.image: Invalid value: "string": image must not begin or end with whitespace
+            image: "localhost/drover-executor:0.1.0\\t" | spec.image: Invalid value: "string": image must not begin or end with whitespace
+            image: ""                                   | spec.image: Invalid value: "": spec.image in body should be at least 1 chars long
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -319,6 +322,7 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {cpu: 7}, limits: {example.com/gpu: 1}}
             resources: {requests: {example.com/gpu: "1e3"}, limits: {example.com/gpu: 1k}}
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 1024Mi, example.com/gpu: "1"}, limits: {memory: 2Gi, hugepages-2Mi: 1Gi, example.com/gpu: 1}}
+            image: registry.example.com/drover/drover-executor:0.1.0
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

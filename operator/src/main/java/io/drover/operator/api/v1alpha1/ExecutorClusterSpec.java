@@ -144,7 +144,12 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("Number of executor nodes (pods). Ignored while autoscaling is enabled: the autoscaler then owns the count.")
     public Integer replicas;
 
-    @Size(max = 512)
+    // The StatefulSet takes an image with surrounding whitespace, but its pods do not ("must not
+    // have leading or trailing whitespace"): a roll deleted a pod and never made it again. CEL's
+    // trim() is Go's strings.TrimSpace, which the API server's check uses.
+    @Size(min = 1, max = 512)
+    @ValidationRule(value = "self == self.trim()",
+            message = "image must not begin or end with whitespace: the API server refuses a pod with such an image")
     @JsonPropertyDescription("Executor image. Defaults to the image the operator was released with.")
     public String image;
 
