@@ -167,6 +167,10 @@ class ExecutorClusterSchemaTest {
             image: " localhost/drover-executor:0.1.0"   | spec.image: Invalid value: "string": image must not begin or end with whitespace
             image: "localhost/drover-executor:0.1.0\\t" | spec.image: Invalid value: "string": image must not begin or end with whitespace
             image: ""                                   | spec.image: Invalid value: "": spec.image in body should be at least 1 chars long
+            lockExpiry: 24h0.0000000006s                | spec.lockExpiry: Invalid value: "24h0.0000000006s": spec.lockExpiry in body should match
+            acquireInterval: 1.0000005ms                | spec.acquireInterval: Invalid value: "1.0000005ms": spec.acquireInterval in body should match
+            jobTimeouts: {report: 1.000000000001h}      | spec.jobTimeouts.report: Invalid value: "1.000000000001h": spec.jobTimeouts.report in body should match
+            lockExpiry: 24h0.000000001s                 | spec.lockExpiry: Invalid value: "string": lockExpiry must be at most 24h
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -323,6 +327,7 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {example.com/gpu: "1e3"}, limits: {example.com/gpu: 1k}}
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 1024Mi, example.com/gpu: "1"}, limits: {memory: 2Gi, hugepages-2Mi: 1Gi, example.com/gpu: 1}}
             image: registry.example.com/drover/drover-executor:0.1.0
+            lockExpiry: 23h59m59.999999999s\\njobTimeout: 1.00000000001h\\nacquireInterval: 1.5ms\\nstartupTimeout: 1.0000000001m
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

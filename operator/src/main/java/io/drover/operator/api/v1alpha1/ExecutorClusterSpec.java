@@ -131,8 +131,16 @@ public class ExecutorClusterSpec {
      */
     public static final String QUANTITY = "^(([0-9]+([.][0-9]*)?)|([.][0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]{1,3}))?$";
 
-    /** Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs. */
-    static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
+    /**
+     * Go duration syntax, which CEL's duration() accepts: one or more number+unit pairs, each a
+     * whole number of nanoseconds (at most 6 decimals of ms, 9 of s, 10 of m, 11 of h). A finer
+     * fraction is refused: CEL (Go's time.ParseDuration) truncates it in floating point, which past
+     * these decimals can part from the exact value by a nanosecond, and once the operator rounded it
+     * (KubeDurations): "24h0.0000000006s" passed the 24h rule as 24h and reached the executor as
+     * 24h plus 1ns, which it refused.
+     */
+    public static final String DURATION = "^([0-9]+(\\.[0-9]{1,6})?ms|[0-9]+(\\.[0-9]{1,9})?s|[0-9]+(\\.[0-9]{1,10})?m"
+            + "|[0-9]+(\\.[0-9]{1,11})?h)+$";
 
     /** The node count of a spec that names none (the CRD's default). */
     public static final int DEFAULT_REPLICAS = 2;
