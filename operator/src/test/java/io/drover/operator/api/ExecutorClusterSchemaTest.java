@@ -171,6 +171,16 @@ class ExecutorClusterSchemaTest {
             acquireInterval: 1.0000005ms                | spec.acquireInterval: Invalid value: "1.0000005ms": spec.acquireInterval in body should match
             jobTimeouts: {report: 1.000000000001h}      | spec.jobTimeouts.report: Invalid value: "1.000000000001h": spec.jobTimeouts.report in body should match
             lockExpiry: 24h0.000000001s                 | spec.lockExpiry: Invalid value: "string": lockExpiry must be at most 24h
+            acquireInterval: 2562047h1m                 | spec.acquireInterval: Invalid value: "string": acquireInterval must be at most 2562047h (the executor's longest duration)
+            startupTimeout: 2562047h47m                 | spec.startupTimeout: Invalid value: "string": startupTimeout must be at most 2562047h
+            globalLockWaitTime: 2562047h1s              | spec.globalLockWaitTime: Invalid value: "string": globalLockWaitTime must be at most 2562047h
+            globalLockPollInterval: 2562047h1s          | spec.globalLockPollInterval: Invalid value: "string": globalLockPollInterval must be at most 2562047h
+            retryBackoff: 2562047h1s\\nretryBackoffMax: 2562047h | spec.retryBackoff: Invalid value: "string": retryBackoff must be at most 2562047h
+            retryBackoffMax: 2562047h1s                 | spec.retryBackoffMax: Invalid value: "string": retryBackoffMax must be at most 2562047h
+            shutdownGracePeriod: 2562047h1s             | spec.shutdownGracePeriod: Invalid value: "string": shutdownGracePeriod must be at most 2562047h
+            jobTimeout: 2562047h1s                      | spec.jobTimeout: Invalid value: "string": jobTimeout must be at most 2562047h
+            jobTimeouts: {report: 2562047h0.001s}       | spec.jobTimeouts: Invalid value: "object": every jobTimeouts entry must be at most 2562047h
+            maxJobDuration: 2562047h                    | spec.maxJobDuration: Invalid value: "string": maxJobDuration must be at most 2562047h less 10s: shutdownGracePeriod defaults to maxJobDuration plus 10s
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -328,6 +338,8 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 1024Mi, example.com/gpu: "1"}, limits: {memory: 2Gi, hugepages-2Mi: 1Gi, example.com/gpu: 1}}
             image: registry.example.com/drover/drover-executor:0.1.0
             lockExpiry: 23h59m59.999999999s\\njobTimeout: 1.00000000001h\\nacquireInterval: 1.5ms\\nstartupTimeout: 1.0000000001m
+            startupTimeout: 2562047h\\nacquireInterval: 2562047h\\nglobalLockWaitTime: 2562047h\\nglobalLockPollInterval: 2562047h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h
+            maxJobDuration: 2562046h59m50s\\nshutdownGracePeriod: 2562047h\\njobTimeout: 2562046h59m50s\\njobTimeouts: {report: 2562046h}
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

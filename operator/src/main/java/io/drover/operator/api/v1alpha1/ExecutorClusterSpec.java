@@ -3,6 +3,7 @@ package io.drover.operator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.drover.contract.FlowablePool;
+import io.drover.contract.SettingChecks;
 import io.drover.contract.SettingDefaults;
 import io.drover.contract.SettingLimits;
 import io.fabric8.generator.annotation.Default;
@@ -142,6 +143,15 @@ public class ExecutorClusterSpec {
     public static final String DURATION = "^([0-9]+(\\.[0-9]{1,6})?ms|[0-9]+(\\.[0-9]{1,9})?s|[0-9]+(\\.[0-9]{1,10})?m"
             + "|[0-9]+(\\.[0-9]{1,11})?h)+$";
 
+    /**
+     * The longest duration the executors take (SettingChecks.LONGEST: Go's longest, in whole
+     * hours; their engines count deadlines in nanoseconds), the maximum of every duration setting
+     * without a lower one of its own. Past it the executor refuses to start, which the API server
+     * cannot see: the spec was admitted and the nodes crash-looped.
+     */
+    static final String LONGEST = SettingChecks.LONGEST;
+    static final String LONGEST_MESSAGE = " must be at most " + LONGEST + " (the executor's longest duration)";
+
     /** The node count of a spec that names none (the CRD's default). */
     public static final int DEFAULT_REPLICAS = 2;
 
@@ -201,18 +211,21 @@ public class ExecutorClusterSpec {
     @Size(max = 32)
     @JsonPropertyDescription("Longest idle sleep between acquisition cycles (bounds timer lateness). Executor default " + SettingDefaults.ACQUIRE_INTERVAL + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "acquireInterval must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "acquireInterval" + LONGEST_MESSAGE)
     public String acquireInterval;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: how long a node waits for the acquire lock per cycle. Executor default " + SettingDefaults.GLOBAL_LOCK_WAIT_TIME + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockWaitTime must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "globalLockWaitTime" + LONGEST_MESSAGE)
     public String globalLockWaitTime;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: pause between tries for the acquire lock. Executor default " + SettingDefaults.GLOBAL_LOCK_POLL_INTERVAL + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockPollInterval must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "globalLockPollInterval" + LONGEST_MESSAGE)
     public String globalLockPollInterval;
 
     @Pattern(DURATION)
@@ -243,12 +256,14 @@ public class ExecutorClusterSpec {
     @Size(max = 32)
     @JsonPropertyDescription("First retry delay; doubles per attempt with jitter. Executor default " + SettingDefaults.RETRY_BACKOFF + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "retryBackoff must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "retryBackoff" + LONGEST_MESSAGE)
     public String retryBackoff;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Cap on the retry delay. Executor default " + SettingDefaults.RETRY_BACKOFF_MAX + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "retryBackoffMax must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "retryBackoffMax" + LONGEST_MESSAGE)
     public String retryBackoffMax;
 
     @Min(1)
@@ -261,22 +276,30 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s, else the executor's " + SettingDefaults.SHUTDOWN_GRACE_PERIOD + ".")
     @ValidationRule(value = "duration(self) >= duration('" + SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD + "')",
             message = "shutdownGracePeriod must be at least " + SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD)
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "shutdownGracePeriod" + LONGEST_MESSAGE)
     public String shutdownGracePeriod;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("The longest a job of this cluster runs. A stopping node (scale-down, roll, drain) lets its running jobs finish for this long: it sets the defaults of jobTimeout (the same; engine Drover), shutdownGracePeriod (10s more) and terminationGracePeriodSeconds (shutdownGracePeriod plus 30s).")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "maxJobDuration must be at least 1ms")
+    // shutdownGracePeriod defaults to maxJobDuration plus 10s (GracePeriods), which must fit too.
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "') - duration('10s')",
+            message = "maxJobDuration must be at most " + LONGEST + " less 10s: shutdownGracePeriod defaults to maxJobDuration"
+                    + " plus 10s, and " + LONGEST + " is the executor's longest duration")
     public String maxJobDuration;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Longest run of one job: past it the handler is interrupted and the run counts as a failed attempt; a handler that ignores the interrupt has its worker thread replaced. Default maxJobDuration, else the executor's " + SettingDefaults.JOB_TIMEOUT + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "jobTimeout must be at least 1ms")
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "jobTimeout" + LONGEST_MESSAGE)
     public String jobTimeout;
 
     @Size(max = 100)
     @ValidationRule(value = "self.all(type, duration(self[type]) >= duration('1ms'))", message = "every jobTimeouts entry must be at least 1ms")
+    @ValidationRule(value = "self.all(type, duration(self[type]) <= duration('" + LONGEST + "'))",
+            message = "every jobTimeouts entry" + LONGEST_MESSAGE)
     @JsonPropertyDescription("jobTimeout per job type, e.g. {report: 2h, http: 30s}; types not listed use jobTimeout.")
     public Map<String, @Pattern(DURATION) @Size(max = 32) String> jobTimeouts;
 
@@ -290,6 +313,7 @@ public class ExecutorClusterSpec {
     @JsonPropertyDescription("How long a starting node keeps retrying the database (connection, migrations) before it exits with the cause; meanwhile it is alive but not ready. Executor default " + SettingDefaults.STARTUP_TIMEOUT + ".")
     @ValidationRule(value = "duration(self) >= duration('" + SettingLimits.MIN_STARTUP_TIMEOUT + "')",
             message = "startupTimeout must be at least " + SettingLimits.MIN_STARTUP_TIMEOUT)
+    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "startupTimeout" + LONGEST_MESSAGE)
     public String startupTimeout;
 
     @Pattern("^[a-z_][a-z0-9_]{0,49}$")
