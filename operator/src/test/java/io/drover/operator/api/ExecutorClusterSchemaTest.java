@@ -181,6 +181,14 @@ class ExecutorClusterSchemaTest {
             jobTimeout: 2562047h1s                      | spec.jobTimeout: Invalid value: "string": jobTimeout must be at most 2562047h
             jobTimeouts: {report: 2562047h0.001s}       | spec.jobTimeouts: Invalid value: "object": every jobTimeouts entry must be at most 2562047h
             maxJobDuration: 2562047h                    | spec.maxJobDuration: Invalid value: "string": maxJobDuration must be at most 2562047h less 10s: shutdownGracePeriod defaults to maxJobDuration plus 10s
+            resources: {requests: {cpus: 2}}            | spec.resources.requests: Invalid value: "object": every resources.requests name must be cpu, memory, ephemeral-storage, hugepages-<page size> (e.g. hugepages-2Mi) or an extended resource named with a domain (e.g. nvidia.com/gpu)
+            resources: {limits: {pods: 1}}              | spec.resources.limits: Invalid value: "object": every resources.limits name must be cpu, memory, ephemeral-storage
+            resources: {requests: {Example.com/gpu: 1}, limits: {Example.com/gpu: 1}} | spec.resources.requests: Invalid value: "object": every resources.requests name must be
+            resources: {requests: {requests.example.com/gpu: 1}, limits: {requests.example.com/gpu: 1}} | spec.resources.limits: Invalid value: "object": every resources.limits name must be
+            resources: {claims: [{name: gpu}]}          | spec.resources.claims: Invalid value: "object": resources.claims is not supported
+            resources: {requests: {cpu: 1, hugepages-2Mi: 3Mi}, limits: {hugepages-2Mi: 3Mi}} | spec.resources.limits: Invalid value: "object": resources.limits of hugepages must be named hugepages-<page size> (e.g. hugepages-2Mi, hugepages-1Gi) and be whole multiples of the page size
+            resources: {limits: {cpu: 1, hugepages-two: 2}} | spec.resources.limits: Invalid value: "object": resources.limits of hugepages must be named hugepages-<page size>
+            resources: {requests: {hugepages-2Mi: 2Mi}, limits: {hugepages-2Mi: 2Mi}} | spec.resources: Invalid value: "object": resources with hugepages must also give cpu or memory
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -340,6 +348,7 @@ class ExecutorClusterSchemaTest {
             lockExpiry: 23h59m59.999999999s\\njobTimeout: 1.00000000001h\\nacquireInterval: 1.5ms\\nstartupTimeout: 1.0000000001m
             startupTimeout: 2562047h\\nacquireInterval: 2562047h\\nglobalLockWaitTime: 2562047h\\nglobalLockPollInterval: 2562047h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h
             maxJobDuration: 2562046h59m50s\\nshutdownGracePeriod: 2562047h\\njobTimeout: 2562046h59m50s\\njobTimeouts: {report: 2562046h}
+            resources: {claims: [], requests: {cpu: 1, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi, hugepages-1Gi: 2Gi}, limits: {memory: 1Gi, ephemeral-storage: 1Gi, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi, hugepages-1Gi: 2Gi}}
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

@@ -209,12 +209,15 @@ class ExecutorClusterReconcilerTest {
                 .until(() -> events("roll", "RollingUpdate").stream().anyMatch(e -> e.getNote().equals(
                         "Rolling the executors: a referenced Secret changed (e.g. a rotated password or API token)")));
 
-        // A StatefulSet the API server refuses (a resource name no container may have, which the
-        // CRD does not judge): nothing is written, not even the new settings, and the cluster says why.
+        // A StatefulSet the API server refuses (here by a policy of this test: the CRD refuses what
+        // the API server would refuse of the pods, such as a resource name no container may have):
+        // nothing is written, not even the new settings, and the cluster says why.
+        String policy = refuseWidgets();
         edit("roll", ec -> {
             ec.getSpec().threads = 32;
             ec.getSpec().resources = new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
-                    .addToRequests("widgets", new io.fabric8.kubernetes.api.model.Quantity("1")).build();
+                    .addToRequests("example.com/widgets", new io.fabric8.kubernetes.api.model.Quantity("1"))
+                    .addToLimits("example.com/widgets", new io.fabric8.kubernetes.api.model.Quantity("1")).build();
         });
         ExecutorCluster refused = awaitCondition("roll", Conditions.DEGRADED, "True", "ReconcileFailed");
         assertThat(condition(refused, Conditions.DEGRADED).getMessage()).startsWith("the API server refused a request (422)")
@@ -225,6 +228,7 @@ class ExecutorClusterReconcilerTest {
             ec.getSpec().resources = null;
         });
         awaitCondition("roll", Conditions.DEGRADED, "False", "AsExpected");
+        client.resourceList(policy).delete();
 
         // A no-op reconciliation (e.g. a label on the CR) must not roll anything.
         StatefulSet before = client.apps().statefulSets().inNamespace(ns).withName("roll").get();
@@ -790,6 +794,53 @@ class ExecutorClusterReconcilerTest {
 
     private GenericKubernetesResource keda(String kind, String name) {
         return client.genericKubernetesResources("keda.sh/v1alpha1", kind).inNamespace(ns).withName(name).get();
+    }
+
+    /**
+     * A ValidatingAdmissionPolicy refusing, as invalid (422, as the API server's own checks do),
+     * StatefulSets of this test's namespace whose containers request example.com/widgets; loaded
+     * by the API server when this returns. Returns its YAML, for deleting it.
+     */
+    private String refuseWidgets() {
+        String policy = """
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingAdmissionPolicy
+                metadata: {name: %1$s}
+                spec:
+                  failurePolicy: Fail
+                  matchConstraints:
+                    resourceRules: [{apiGroups: [apps], apiVersions: ["*"], operations: [CREATE, UPDATE], resources: [statefulsets]}]
+                  validations:
+                    - expression: "!object.spec.template.spec.containers.exists(c, has(c.resources) && has(c.resources.requests) && 'example.com/widgets' in c.resources.requests)"
+                      message: "example.com/widgets are not for executors (a policy of ExecutorClusterReconcilerTest)"
+                      reason: Invalid
+                ---
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingAdmissionPolicyBinding
+                metadata: {name: %1$s}
+                spec:
+                  policyName: %1$s
+                  validationActions: [Deny]
+                  matchResources: {namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %2$s}}}
+                """.formatted("refuse-widgets-" + ns, ns);
+        client.resourceList(policy).serverSideApply();
+        StatefulSet probe = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder().withNewMetadata().withName("widgets-probe")
+                .withNamespace(ns).endMetadata().withNewSpec().withNewSelector().addToMatchLabels("app", "probe").endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", "probe").endMetadata().withNewSpec()
+                .addNewContainer().withName("c").withImage("probe").withNewResources()
+                .addToRequests("example.com/widgets", new io.fabric8.kubernetes.api.model.Quantity("1"))
+                .addToLimits("example.com/widgets", new io.fabric8.kubernetes.api.model.Quantity("1")).endResources().endContainer()
+                .endSpec().endTemplate().endSpec().build();
+        org.awaitility.Awaitility.await("the test's policy refusing example.com/widgets").atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200)).until(() -> {
+                    try {
+                        client.resource(probe).dryRun().create();
+                        return false;
+                    } catch (KubernetesClientException e) {
+                        return e.getCode() == 422 && e.getMessage().contains("example.com/widgets are not for executors");
+                    }
+                });
+        return policy;
     }
 
     /** Edits like kubectl edit: read, change, write; again on a conflict with the operator's status writes. */
