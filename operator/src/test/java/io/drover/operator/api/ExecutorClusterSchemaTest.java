@@ -189,6 +189,15 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {cpu: 1, hugepages-2Mi: 3Mi}, limits: {hugepages-2Mi: 3Mi}} | spec.resources.limits: Invalid value: "object": resources.limits of hugepages must be named hugepages-<page size> (e.g. hugepages-2Mi, hugepages-1Gi) and be whole multiples of the page size
             resources: {limits: {cpu: 1, hugepages-two: 2}} | spec.resources.limits: Invalid value: "object": resources.limits of hugepages must be named hugepages-<page size>
             resources: {requests: {hugepages-2Mi: 2Mi}, limits: {hugepages-2Mi: 2Mi}} | spec.resources: Invalid value: "object": resources with hugepages must also give cpu or memory
+            placement: {tolerations: [{key: a, operator: Exists, effect: NoScheduleX}]} | spec.placement.tolerations[0].effect: Unsupported value: "NoScheduleX": supported values: "", "NoSchedule", "PreferNoSchedule", "NoExecute"
+            placement: {tolerations: [{key: a, operator: Gt, value: "5"}]} | spec.placement.tolerations[0].operator: Unsupported value: "Gt": supported values: "", "Equal", "Exists"
+            placement: {tolerations: [{effect: NoSchedule}]} | spec.placement.tolerations[0].operator: Invalid value: "object": a toleration without a key must have operator Exists
+            placement: {tolerations: [{key: dedicated, operator: Exists, value: drover}]} | spec.placement.tolerations[0].value: Invalid value: "object": a toleration with operator Exists takes no value
+            placement: {tolerations: [{key: dedicated, value: "drover nodes"}]} | spec.placement.tolerations[0].value: Invalid value: "drover nodes": spec.placement.tolerations[0].value in body should match
+            placement: {tolerations: [{key: "bad key", operator: Exists}]} | spec.placement.tolerations[0].key: Invalid value: "bad key": spec.placement.tolerations[0].key in body should match
+            placement: {tolerations: [{key: node.kubernetes.io/unreachable, operator: Exists, tolerationSeconds: 60}]} | spec.placement.tolerations[0].effect: Invalid value: "object": tolerationSeconds needs effect NoExecute
+            placement: {nodeSelector: {"bad key!": x}}  | spec.placement.nodeSelector: Invalid value: "object": a label key is a name of at most 63
+            placement: {nodeSelector: {disktype: "solid state"}} | spec.placement.nodeSelector.disktype: Invalid value: "solid state": spec.placement.nodeSelector.disktype in body should match
             """)
     void invalidSpecIsRefusedNamingTheField(String spec, String expected) {
         String yaml = Clusters.yaml("invalid", spec.replace("\\n", "\n"));
@@ -349,6 +358,7 @@ class ExecutorClusterSchemaTest {
             startupTimeout: 2562047h\\nacquireInterval: 2562047h\\nglobalLockWaitTime: 2562047h\\nglobalLockPollInterval: 2562047h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h
             maxJobDuration: 2562046h59m50s\\nshutdownGracePeriod: 2562047h\\njobTimeout: 2562046h59m50s\\njobTimeouts: {report: 2562046h}
             resources: {claims: [], requests: {cpu: 1, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi, hugepages-1Gi: 2Gi}, limits: {memory: 1Gi, ephemeral-storage: 1Gi, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi, hugepages-1Gi: 2Gi}}
+            placement: {nodeSelector: {node.kubernetes.io/instance-type: c5.2xlarge, zone: ""}, tolerations: [{key: dedicated, operator: Equal, value: drover, effect: NoSchedule}, {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 60}, {key: example.com/spot}, {operator: Exists}]}
             """)
     void edgeValuesAreAccepted(String spec) {
         String name = "edge-" + Integer.toHexString(spec.hashCode() & 0xfffffff);

@@ -30,6 +30,7 @@ public class SchemaCompletions implements CRDPostProcessor {
             JSONSchemaProps spec = child(version.getSchema().getOpenAPIV3Schema(), "spec");
             QuantitySchema.complete(spec);
             NetworkPolicySchema.complete(spec);
+            PlacementSchema.complete(spec);
         }
         return crd;
     }
