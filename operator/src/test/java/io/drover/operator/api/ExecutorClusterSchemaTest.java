@@ -44,6 +44,8 @@ class ExecutorClusterSchemaTest {
             lockExpiry: "60"                            | spec.lockExpiry: Invalid value: "60": spec.lockExpiry in body should match
             shutdownGracePeriod: 90s\\nterminationGracePeriodSeconds: 60 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             shutdownGracePeriod: 55s\\nterminationGracePeriodSeconds: 60 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
+            shutdownGracePeriod: 30.9s\\nterminationGracePeriodSeconds: 40 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
+            maxJobDuration: 10m0.5s\\nterminationGracePeriodSeconds: 620 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             terminationGracePeriodSeconds: 35           | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period (shutdownGracePeriod; else maxJobDuration plus 10s; else 30s) by at least 10s
             retryBackoff: 20m\\nretryBackoffMax: 1m      | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax
             schema: Jobs-Table                          | spec.schema: Invalid value: "Jobs-Table": spec.schema in body should match
@@ -368,6 +370,8 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {example.com/gpu: "1e3"}, limits: {example.com/gpu: 1k}}
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 1024Mi, example.com/gpu: "1"}, limits: {memory: 2Gi, hugepages-2Mi: 1Gi, example.com/gpu: 1}}
             image: registry.example.com/drover/drover-executor:0.1.0
+            shutdownGracePeriod: 30.9s\\nterminationGracePeriodSeconds: 41
+            maxJobDuration: 10m\\nterminationGracePeriodSeconds: 620
             lockExpiry: 23h59m59.999999999s\\njobTimeout: 1.00000000001h\\nacquireInterval: 1.5ms\\nstartupTimeout: 1.0000000001m
             startupTimeout: 2562047h\\nacquireInterval: 2562047h\\nglobalLockWaitTime: 2562047h\\nglobalLockPollInterval: 2562047h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h
             maxJobDuration: 2562046h59m50s\\nshutdownGracePeriod: 2562047h\\njobTimeout: 2562046h59m50s\\njobTimeouts: {report: 2562046h}

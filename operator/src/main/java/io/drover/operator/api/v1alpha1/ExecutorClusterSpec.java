@@ -28,9 +28,11 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.acquirePageSize) || !has(self.queueSize) || self.acquirePageSize <= self.queueSize",
         message = "acquirePageSize must not exceed queueSize", fieldPath = ".acquirePageSize")
-@ValidationRule(value = "!has(self.terminationGracePeriodSeconds) || self.terminationGracePeriodSeconds >= "
-        + "(has(self.shutdownGracePeriod) ? duration(self.shutdownGracePeriod).getSeconds() : has(self.maxJobDuration)"
-        + " ? duration(self.maxJobDuration).getSeconds() + 10 : 30) + 10",
+// In milliseconds, not whole seconds: getSeconds() dropped a fraction, so shutdownGracePeriod
+// 30.9s with 40 left the node 9.1s. (getMilliseconds is the whole duration's.)
+@ValidationRule(value = "!has(self.terminationGracePeriodSeconds) || self.terminationGracePeriodSeconds * 1000 >= "
+        + "(has(self.shutdownGracePeriod) ? duration(self.shutdownGracePeriod).getMilliseconds() : has(self.maxJobDuration)"
+        + " ? duration(self.maxJobDuration).getMilliseconds() + 10000 : 30000) + 10000",
         message = "terminationGracePeriodSeconds must exceed the shutdown grace period (shutdownGracePeriod; else maxJobDuration"
                 + " plus 10s; else 30s) by at least 10s: after it a stopping node still writes its last outcomes and"
                 + " releases its locks, or the kubelet kills it first",
