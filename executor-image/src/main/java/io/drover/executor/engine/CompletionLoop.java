@@ -112,8 +112,7 @@ final class CompletionLoop implements OutcomeBacklog {
         while (!(stopping && outcomes.isEmpty()) && System.nanoTime() < hardDeadlineNanos) {
             beat.beat();
             if (!unwritable.isEmpty() && System.nanoTime() - unwritableRetryAt >= 0) {
-                outcomes.addAll(unwritable.values()); // still held by id: taken out when written
-                unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
+                retryUnwritable();
             }
             try {
                 Outcome first = outcomes.poll(50, TimeUnit.MILLISECONDS);
@@ -164,32 +163,7 @@ final class CompletionLoop implements OutcomeBacklog {
                 problems.succeeded();
                 database.succeeded();
                 metrics.completionBatch(outcomes.size());
-                if (!result.refused().isEmpty()) {
-                    LOG.errorf("The database refused the outcome of jobs %s; they were moved to dead letters with"
-                            + " its reason", result.refused());
-                }
-                List<Outcome> settled = hold(outcomes, result.unwritable());
-                int lost = settled.size() - result.written();
-                List<AcquiredJob> jobs = settled.stream().map(Outcome::job).toList();
-                if (lost > 0 && again && held.stillHeld(jobs)) {
-                    // Every lease was still running when the rewrite ended: no other node can
-                    // have taken those rows by expiry, so the failed write committed them before
-                    // its answer was lost. Not a lost lock: a database blip must not fire the
-                    // "may have run twice" alert. Counted apart, since rows moved outside the
-                    // lease model (a hand-made unlock, a stepped database clock) look the same.
-                    metrics.rewritesUnchanged(lost);
-                    LOG.infof("%d of %d job outcomes changed nothing when written again after a failed write: it had"
-                            + " committed them before its answer was lost (their locks were this node's throughout)",
-                            lost, outcomes.size());
-                } else if (lost > 0) {
-                    metrics.locksLost(lost);
-                    LOG.warnf(again ? "%d of %d job outcomes changed nothing when written again after a failed write:"
-                            + " the failed write may have committed them before its answer was lost, or their locks"
-                            + " expired meanwhile and went to another node (those jobs may have run twice)"
-                            : "%d of %d job outcomes found their lock gone (expired and taken by another node): those"
-                            + " jobs may have run twice", lost, outcomes.size());
-                }
-                held.completed(jobs);
+                settle(outcomes, result, again);
                 return;
             } catch (Exception e) {
                 again = true;
@@ -206,10 +180,61 @@ final class CompletionLoop implements OutcomeBacklog {
     }
 
     /**
+     * Writes the held outcomes again, as a batch of their own, once: any failure keeps them held
+     * for the next try. Mixed into another batch, their refusal had the writer take that batch
+     * row by row; and alone, a refusal it cannot tell from the server's trouble (SQLState 42,
+     * 58, XX) was retried for good, holding up every outcome behind it until liveness failed.
+     * Written again while still held (renewed), one that changes nothing was written by an
+     * earlier try whose answer was lost: settled with {@code again}, not counted a lost lock.
+     */
+    private void retryUnwritable() {
+        unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
+        List<Outcome> parked = List.copyOf(unwritable.values());
+        CompletionWriter.Batch batch = new CompletionWriter.Batch();
+        parked.forEach(o -> batch.add(o.entry()));
+        try (Connection c = dataSource.getConnection()) {
+            settle(parked, writer.write(c, batch), true);
+        } catch (Exception e) {
+            LOG.debugf("The held outcomes of jobs %s could not be written again: %s", unwritable.keySet(), e.getMessage());
+        }
+    }
+
+    /** What a write did, for the held jobs, the metrics and the log. */
+    private void settle(List<Outcome> outcomes, CompletionWriter.Result result, boolean again) {
+        if (!result.refused().isEmpty()) {
+            LOG.errorf("The database refused the outcome of jobs %s; they were moved to dead letters with"
+                    + " its reason", result.refused());
+        }
+        List<Outcome> settled = hold(outcomes, result.unwritable());
+        int lost = settled.size() - result.written();
+        List<AcquiredJob> jobs = settled.stream().map(Outcome::job).toList();
+        if (lost > 0 && again && held.stillHeld(jobs)) {
+            // Every lease was still running when the rewrite ended: no other node can
+            // have taken those rows by expiry, so the failed write committed them before
+            // its answer was lost. Not a lost lock: a database blip must not fire the
+            // "may have run twice" alert. Counted apart, since rows moved outside the
+            // lease model (a hand-made unlock, a stepped database clock) look the same.
+            metrics.rewritesUnchanged(lost);
+            LOG.infof("%d of %d job outcomes changed nothing when written again after a failed write: it had"
+                    + " committed them before its answer was lost (their locks were this node's throughout)",
+                    lost, outcomes.size());
+        } else if (lost > 0) {
+            metrics.locksLost(lost);
+            LOG.warnf(again ? "%d of %d job outcomes changed nothing when written again after a failed write:"
+                    + " the failed write may have committed them before its answer was lost, or their locks"
+                    + " expired meanwhile and went to another node (those jobs may have run twice)"
+                    : "%d of %d job outcomes found their lock gone (expired and taken by another node): those"
+                    + " jobs may have run twice", lost, outcomes.size());
+        }
+        held.completed(jobs);
+    }
+
+    /**
      * Holds the outcomes the database refused to store at all (their jobs stay locked and
      * renewed), lets go of those of them it took now, and returns the outcomes this write settled.
      */
     private List<Outcome> hold(List<Outcome> written, List<Long> refused) {
+        boolean noneHeld = unwritable.isEmpty();
         java.util.Set<Long> ids = java.util.Set.copyOf(refused);
         List<Outcome> settled = new ArrayList<>(written.size());
         List<Long> held = new ArrayList<>();
@@ -235,7 +260,7 @@ final class CompletionLoop implements OutcomeBacklog {
         if (!takenAtLast.isEmpty()) {
             LOG.infof("The outcome of jobs %s, refused before, is written", takenAtLast);
         }
-        if (!refused.isEmpty()) {
+        if (noneHeld && !unwritable.isEmpty()) { // the first held: tried again in UNWRITABLE_RETRY (then retryUnwritable)
             unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
         }
         unwritableCount = unwritable.size();

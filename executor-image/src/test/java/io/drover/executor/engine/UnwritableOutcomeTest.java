@@ -64,4 +64,47 @@ class UnwritableOutcomeTest {
         assertThat(runs.get()).isEqualTo(1);
         assertThat(jobs.deadLetters()).isZero();
     }
+
+    /**
+     * Refused in a way the writer cannot tell from the server's trouble (SQLState 42501 from a
+     * trigger: taken for the row's because the database took the rest of its batch), the held
+     * outcome is tried again alone, once per try: retried within the shared pipeline, alone it
+     * looked like the server's trouble and was retried for good, holding up every later outcome
+     * until liveness restarted the node.
+     */
+    @Test
+    void aHeldOutcomeTriedAgainAloneHoldsUpNoOtherOutcome() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.guard() returns trigger language plpgsql as $$ begin"
+                + " if old.type = 'guarded' then raise exception 'not yours' using errcode = '42501'; end if;"
+                + " if old.type = 'slow' then perform pg_sleep(1); end if; return old; end $$");
+        jobs.execute("create trigger guard before delete on {s}.job for each row execute function {s}.guard()");
+        AtomicInteger guardedRuns = new AtomicInteger();
+        // The slow one's delete holds the completion loop for a second: the guarded outcome and a
+        // companion's, made meanwhile, go in the next batch together.
+        JobHandler slow = Handlers.of("slow", job -> { });
+        JobHandler guarded = Handlers.of("guarded", job -> {
+            guardedRuns.incrementAndGet();
+            Thread.sleep(300);
+        });
+        JobHandler companion = Handlers.of("companion", job -> Thread.sleep(300));
+        jobs.enqueue(1, "slow", "", 1);
+        jobs.enqueue(1, "guarded", "", 1);
+        jobs.enqueue(1, "companion", "", 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(3).lockExpiry(Duration.ofSeconds(4)),
+                List.of(slow, guarded, companion, new io.drover.executor.handler.NoopHandler()), registry)) {
+            Jobs.await("the guarded outcome held", Duration.ofSeconds(30),
+                    () -> registry.get("drover.completion.unwritable").gauge().value() == 1);
+            Thread.sleep(CompletionLoop.UNWRITABLE_RETRY.plusSeconds(2).toMillis()); // tried again, alone
+            jobs.enqueue(50, io.drover.executor.handler.NoopHandler.TYPE, "", 1);
+            Jobs.await("later outcomes written", Duration.ofSeconds(15),
+                    () -> jobs.count("select count(*) from {s}.job where type <> 'guarded'") == 0);
+            assertThat(engine.stuck()).isEmpty();
+            assertThat(registry.get("drover.completion.unwritable").gauge().value()).isEqualTo(1);
+        }
+        assertThat(guardedRuns.get()).as("runs of the guarded job").isEqualTo(1);
+        assertThat(jobs.deadLetters()).isZero();
+    }
 }
