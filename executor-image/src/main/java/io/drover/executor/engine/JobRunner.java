@@ -78,7 +78,7 @@ final class JobRunner {
         if (handlers.find(job.type()).isEmpty()) {
             String type = Text.storable(job.type());
             return handBack(job, "no handler for job type '" + type + "' on node " + nodeName + " (it has "
-                    + handlers.types() + ")");
+                    + handlers.types() + ")", 0);
         }
         return null;
     }
@@ -86,14 +86,15 @@ final class JobRunner {
     /**
      * Handed back for another node (no handler here, or {@link NotRunnableHere}): due again after
      * {@link RetryPolicy#DEFER_DELAY}; dead-lettered with the reason once the nodes that took it
-     * handed it back {@link RetryPolicy#MAX_DEFERRALS} times.
+     * handed it back {@link RetryPolicy#MAX_DEFERRALS} times. No attempt charged: {@code delta}
+     * gives back what a watched run's start mark charged (-1), else 0.
      */
-    private static Outcome handBack(AcquiredJob job, String why) {
+    private static Outcome handBack(AcquiredJob job, String why, int delta) {
         if (job.deferrals() + 1 >= RetryPolicy.MAX_DEFERRALS) {
             return new Outcome.DeadLetter(job, why + ": handed back " + (job.deferrals() + 1)
-                    + " times by the nodes that took it", 0);
+                    + " times by the nodes that took it", delta);
         }
-        return new Outcome.Deferred(job, RetryPolicy.DEFER_DELAY.toMillis(), why + "; handed back for another node");
+        return new Outcome.Deferred(job, RetryPolicy.DEFER_DELAY.toMillis(), why + "; handed back for another node", delta);
     }
 
     /**
@@ -135,7 +136,7 @@ final class JobRunner {
         } catch (PermanentJobFailure e) {
             return new Outcome.DeadLetter(job, describe(e), charge(watched));
         } catch (NotRunnableHere e) {
-            return handBack(job, Text.storable(String.valueOf(e.getMessage())) + " (node " + nodeName + ")");
+            return handBack(job, Text.storable(String.valueOf(e.getMessage())) + " (node " + nodeName + ")", watched ? -1 : 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             if (stopping.getAsBoolean()) {

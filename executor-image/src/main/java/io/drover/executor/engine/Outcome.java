@@ -52,9 +52,9 @@ public sealed interface Outcome {
     }
 
     /** Handed back unrun, due again after the delay: this node has no handler for its type. */
-    record Deferred(AcquiredJob job, long delayMillis, String reason) implements Outcome {
+    record Deferred(AcquiredJob job, long delayMillis, String reason, int attemptDelta) implements Outcome {
         public CompletionWriter.Entry entry() {
-            return new CompletionWriter.Entry(Kind.DEFER, job.id(), job.version(), delayMillis, reason, 0);
+            return new CompletionWriter.Entry(Kind.DEFER, job.id(), job.version(), delayMillis, reason, attemptDelta);
         }
 
         public String name() {

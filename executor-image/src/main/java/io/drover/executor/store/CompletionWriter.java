@@ -189,7 +189,7 @@ public final class CompletionWriter {
                 case NEXT_SLOT_FAILED -> update(c, nextSlotFailed, ids(c, es), versions(c, es), errors(c, es),
                         deltas(c, es));
                 case RETRY -> update(c, retry, ids(c, es), versions(c, es), delays(c, es), errors(c, es), deltas(c, es));
-                case DEFER -> update(c, defer, ids(c, es), versions(c, es), delays(c, es), errors(c, es));
+                case DEFER -> update(c, defer, ids(c, es), versions(c, es), delays(c, es), errors(c, es), deltas(c, es));
                 case DEAD -> update(c, deadLetter, ids(c, es), versions(c, es), errors(c, es), deltas(c, es));
             };
         }

@@ -282,14 +282,16 @@ public final class JobSql {
     }
 
     /**
-     * Handed back unrun (no handler on this node): due again after a delay, deferrals + 1.
-     * Parameters: ids (bigint[]), tenures (int[]), delays (ms, bigint[]), errors (text[]), owner.
+     * Handed back for another node (no handler on this node, or the handler's NotRunnableHere):
+     * due again after a delay, deferrals + 1, attempts + delta (-1 gives back a watched run's
+     * start mark). Parameters: ids (bigint[]), tenures (int[]), delays (ms, bigint[]), errors
+     * (text[]), deltas (int[]), owner.
      */
     public String defer() {
         return "update " + job + " j set locked_by = null, lock_expires_at = null, started_at = null,"
-                + " " + handedBack() + ", last_error = f.error,"
+                + " " + handedBack() + ", last_error = f.error, attempts = " + ATTEMPTS_AFTER_RUN + ","
                 + " deferrals = " + plusCapped("j.deferrals", "1") + ", version = " + nextVersion("j.version")
-                + " from " + batch(", ?::bigint[], ?::text[]", ", delay, error") + " where " + inItsTenure();
+                + " from " + batch(", ?::bigint[], ?::text[], ?::int[]", ", delay, error, delta") + " where " + inItsTenure();
     }
 
     /**

@@ -135,19 +135,23 @@ class FailureHandlingTest {
     void aJobTheHandlerCannotRunOnThisNodeIsHandedBackNotDeadLettered() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.enqueue(2, "picky", "{}", 1);
+        jobs.enqueue(3, "picky", "{}", 1);
         jobs.execute("update {s}.job set deferrals = " + (RetryPolicy.MAX_DEFERRALS - 1)
                 + " where id = (select max(id) from {s}.job)");
+        // A suspect (a node died holding it): its run is watched, its start mark charges the attempt first.
+        long suspect = jobs.count("select min(id) from {s}.job");
+        jobs.execute("update {s}.job set suspect = true where id = " + suspect);
         JobHandler picky = io.drover.executor.testing.Handlers.of("picky", job -> {
             throw new io.drover.executor.handler.NotRunnableHere("host 'x' is not in http.allowedHosts");
         });
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s, List.of(picky))) {
-            Jobs.await("one handed back, one dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1
-                    && jobs.count("select count(*) from {s}.job where deferrals = 1 and locked_by is null") == 1);
+            Jobs.await("two handed back, one dead-lettered", Duration.ofSeconds(30), () -> jobs.deadLetters() == 1
+                    && jobs.count("select count(*) from {s}.job where deferrals = 1 and locked_by is null") == 2);
         }
         assertThat(jobs.count("select count(*) from {s}.job where attempts = 0 and due_at > now() + interval '50 seconds'"
                 + " and last_error = 'host ''x'' is not in http.allowedHosts (node in-jvm); handed back for another node'"))
-                .as("handed back: no attempt charged, due again in a minute, with the reason").isEqualTo(1);
+                .as("handed back: no attempt charged (a watched run's given back), due again in a minute, with the reason")
+                .isEqualTo(2);
         assertThat((String) deadLetter(schema).get("error")).isEqualTo("host 'x' is not in http.allowedHosts (node in-jvm):"
                 + " handed back " + RetryPolicy.MAX_DEFERRALS + " times by the nodes that took it");
     }
