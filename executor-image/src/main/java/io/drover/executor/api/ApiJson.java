@@ -1,15 +1,23 @@
 package io.drover.executor.api;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.drover.executor.handler.PayloadJson;
 import io.quarkus.jackson.ObjectMapperCustomizer;
 import jakarta.inject.Singleton;
 
-/** The API reads request bodies by {@link PayloadJson}'s rules: numbers as written, no field twice. */
+/**
+ * The API reads request bodies by {@link PayloadJson}'s rules (numbers as written, no field
+ * twice), and a body is one JSON value with nothing after it: {"type":"noop"}{"type":"http"} was
+ * read as its first object, and an idempotent retry with another tail was taken for the same
+ * request. Handlers' payloads keep the lenient reading: an http payload of several JSON values
+ * (NDJSON) is posted as it is.
+ */
 @Singleton
 public class ApiJson implements ObjectMapperCustomizer {
     @Override
     public void customize(ObjectMapper mapper) {
         PayloadJson.configure(mapper);
+        mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 }

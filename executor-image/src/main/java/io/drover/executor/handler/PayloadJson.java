@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
  * double, so a payload's {@code 12345678901234567.89} was stored as {@code 1.2345678901234568E16}
  * and {@code 1e400} as the string {@code "Infinity"}; and of a field given twice the last one won
  * silently ({@code {"type": "noop", "type": "http"}} enqueued an http job, where a gateway that
- * keeps the first saw a no-op); and what followed the value was ignored.
+ * keeps the first saw a no-op).
  */
 public final class PayloadJson {
     private static final ObjectMapper MAPPER = configure(JsonMapper.builder().build());
@@ -30,9 +30,6 @@ public final class PayloadJson {
         mapper.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
         mapper.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false); // 1.50 stays 1.50
         mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT); // maxAttempts: 1.7 is not 1
-        // Nothing after the value: {"type":"noop"}{"type":"http"} was read as its first object, and an
-        // idempotent retry with a different tail was taken for the same request.
-        mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         mapper.getFactory().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
         return mapper;
     }

@@ -200,6 +200,14 @@ class HttpHandlerTest {
                 .hasMessageContaining("does not parse");
     }
 
+    /** A payload of several JSON values (NDJSON) for the configured URL is posted as it is. */
+    @Test
+    void aPayloadOfSeveralJsonValuesIsPostedAsItIs() throws Exception {
+        new HttpHandler(Optional.of(URI.create(base + "/ok")), Duration.ofSeconds(5), List.of())
+                .execute(job("{\"a\":1}\n{\"b\":2}"));
+        assertThat(received).containsExactly("{\"a\":1}\n{\"b\":2} job=42");
+    }
+
     /** Schemes are case-insensitive: HTTP://host is http://host, not a refused scheme. */
     @Test
     void anUppercaseSchemeIsTheSameScheme() throws Exception {
