@@ -172,6 +172,13 @@ public final class ExecutorEngine implements AutoCloseable {
 
     /** How long a stopping node may run past its shutdownGracePeriod (ExecutorClusterSpec's rule leaves 10 s). */
     static final Duration AFTER_GRACE = Duration.ofSeconds(7);
+    /** Of AFTER_GRACE, what the waits before the last outcomes leave them. */
+    private static final Duration OUTCOMES_AT_LEAST = Duration.ofSeconds(3);
+
+    /** {@code max}, or less if {@code until} (nanoTime) comes sooner; zero if it has passed. */
+    private static Duration upTo(Duration max, long until) {
+        return Duration.ofNanos(Math.max(0, Math.min(max.toNanos(), until - System.nanoTime())));
+    }
 
     /**
      * Graceful stop: stop acquiring; hand queued, unstarted jobs back to the fleet at once; let
@@ -193,13 +200,13 @@ public final class ExecutorEngine implements AutoCloseable {
                 LOG.warnf("Jobs still running after shutdownGracePeriod %s were interrupted",
                         settings.shutdownGracePeriod());
             }
-            starter.stop();
             // Past the grace period the node gets AFTER_GRACE in all (the interrupted runs' second,
-            // the last outcomes), within the 10 s the CRD keeps between shutdownGracePeriod and
-            // the pod's terminationGracePeriodSeconds: the kubelet must not kill it while it
-            // writes them.
+            // a start mark's answer, the last outcomes), within the 10 s the CRD keeps between
+            // shutdownGracePeriod and the pod's terminationGracePeriodSeconds: the kubelet must not
+            // kill it while it writes them. Each wait before the outcomes leaves them 3 s at least.
             long end = deadline + AFTER_GRACE.toNanos();
-            pool.awaitWorkers(Duration.ofNanos(Math.min(Duration.ofSeconds(2).toNanos(), end - System.nanoTime())));
+            starter.stop(upTo(Duration.ofSeconds(10), end - OUTCOMES_AT_LEAST.toNanos()));
+            pool.awaitWorkers(upTo(Duration.ofSeconds(2), end - OUTCOMES_AT_LEAST.toNanos()));
             // Outcomes get the rest: losing them means re-running jobs.
             completions.stop(end);
             sweeper.stop();

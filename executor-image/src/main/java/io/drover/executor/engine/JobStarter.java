@@ -211,11 +211,13 @@ final class JobStarter {
         }
     }
 
-    /** Called once the workers are done: answers what is still pending, then ends. */
-    void stop() throws InterruptedException {
+    /** Called once the workers are done: answers what is still pending, then ends, waiting at most {@code max}. */
+    void stop(java.time.Duration max) throws InterruptedException {
         stopping = true;
         thread.interrupt();
-        thread.join(java.time.Duration.ofSeconds(10));
+        if (max.isPositive()) {
+            thread.join(max);
+        }
         for (Request r; (r = pending.poll()) != null; ) {
             r.result().complete(null);
         }

@@ -66,7 +66,7 @@ class JobStarterTest {
             blocker.commit();
             worker.join(Duration.ofSeconds(10));
         } finally {
-            starter.stop();
+            starter.stop(java.time.Duration.ofSeconds(10));
         }
         assertThat(answer.get()).as("the mark's answer").isInstanceOf(JobStarts.Started.class);
         assertThat(stillInterrupted).as("the interrupt is kept for the worker").isTrue();
