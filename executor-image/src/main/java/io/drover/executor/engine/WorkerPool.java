@@ -178,41 +178,49 @@ final class WorkerPool {
         watch.start();
     }
 
-    /** Starts a worker in place of one gone; if the JVM cannot start it, it is counted missing. */
+    /**
+     * Starts a worker in place of one gone; if the JVM cannot start it, it is counted missing.
+     * The count, its start and its cause change together, under this pool's monitor, which
+     * {@link #problem} reads them under too.
+     */
     private void replace() {
-        if (!startWorker()) {
-            if (missing.getAndIncrement() == 0) {
-                missingSince = System.nanoTime();
+        Throwable failed = startWorker();
+        if (failed != null) {
+            synchronized (this) {
+                if (missing.get() == 0) {
+                    missingSince = System.nanoTime();
+                    LOG.errorf(failed, "A worker thread could not be started; it is tried again every %d ms", WATCH_MILLIS);
+                }
+                String cause = String.valueOf(failed);
+                missingCause = cause.length() > 300 ? cause.substring(0, 300) + "..." : cause;
+                missing.incrementAndGet();
             }
         }
     }
 
     /** Starts the workers counted missing, as many as the JVM lets (the timeout watch, every turn). */
     private void startMissing() {
-        while (missing.get() > 0 && !stopping && startWorker()) {
-            if (missing.decrementAndGet() == 0) {
-                LOG.infof("The worker threads that could not be started are running now (%d)", threads);
-                missingCause = null;
+        while (missing.get() > 0 && !stopping && startWorker() == null) {
+            synchronized (this) {
+                if (missing.decrementAndGet() == 0) {
+                    LOG.infof("The worker threads that could not be started are running now (%d)", threads);
+                    missingCause = null;
+                }
             }
         }
     }
 
-    /** @return false if the JVM could not start the thread (logged once for a run of failures) */
-    private boolean startWorker() {
+    /** @return null, or why the JVM could not start the thread */
+    private Throwable startWorker() {
         Worker w = new Worker();
         try {
             w.thread = workerThreads.newThread(w);
             workers.add(w);
             w.thread.start();
-            return true;
+            return null;
         } catch (Throwable t) { // OutOfMemoryError "unable to create native thread" (pids limit, memory)
             workers.remove(w);
-            if (missingCause == null) {
-                LOG.errorf(t, "A worker thread could not be started; it is tried again every %d ms", WATCH_MILLIS);
-            }
-            String cause = String.valueOf(t);
-            missingCause = cause.length() > 300 ? cause.substring(0, 300) + "..." : cause;
-            return false;
+            return t;
         }
     }
 
@@ -540,7 +548,7 @@ final class WorkerPool {
      * worker could be started, or some could not for longer than {@code shortFor} (a node at a
      * fraction of its threads, whose restart frees what the JVM ran out of).
      */
-    String problem(Duration shortFor) {
+    synchronized String problem(Duration shortFor) {
         int s = stuck.get();
         if (s >= threads) {
             return s + " worker threads are stuck in handlers that ignore interrupts";
