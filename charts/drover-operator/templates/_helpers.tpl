@@ -68,7 +68,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   resources: [services]
   verbs: [get, create, patch]
 # ConfigMaps: get (the database CA bundle a cluster names), and delete of the settings ConfigMap
-# operators before 2026-11-27 wrote, once no pod reads it (its own only: the writes policy). It
+# operators before 2026-11-28 wrote, once no pod reads it (its own only: the writes policy). It
 # writes none: the executors' settings are in their pod template.
 - apiGroups: [""]
   resources: [configmaps]

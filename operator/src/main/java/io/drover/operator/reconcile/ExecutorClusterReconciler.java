@@ -457,7 +457,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     }
 
     /**
-     * Operators before 2026-11-27 gave the executors their settings in a ConfigMap
+     * Operators before 2026-11-28 gave the executors their settings in a ConfigMap
      * ({@code <name>-config}, envFrom) shared by every revision: a container that restarted in a
      * pod not yet rolled read the new settings with its old pod spec (a jobTimeout of an hour
      * under a grace period of ten minutes, threads raised above the old memory limit). The
@@ -475,8 +475,15 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         boolean named = sts.getSpec().getTemplate().getSpec().getContainers().stream()
                 .anyMatch(c -> c.getEnvFrom() != null && !c.getEnvFrom().isEmpty());
         if (rolled && !named) {
-            Ownership.deleteIfOwned(client, ec, Ownership.Target.of(ConfigMap.class, Names.legacySettingsConfigMap(ec)));
-            settingsConfigMapGone.add(ec.getMetadata().getUid()); // one look per cluster and operator start
+            try {
+                Ownership.deleteIfOwned(client, ec, Ownership.Target.of(ConfigMap.class, Names.legacySettingsConfigMap(ec)));
+                settingsConfigMapGone.add(ec.getMetadata().getUid()); // one look per cluster and operator start
+            } catch (KubernetesClientException e) {
+                // Tidying only: no pod reads it. The pass, which applied the spec, does not fail for it.
+                LOG.warnf("%s/%s: could not delete the settings ConfigMap %s an older operator wrote (tried again next"
+                        + " pass): %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(),
+                        Names.legacySettingsConfigMap(ec), ApiServerMessages.of(e));
+            }
         }
     }
 

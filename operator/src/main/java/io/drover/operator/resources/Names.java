@@ -21,7 +21,7 @@ public final class Names {
         return ec.getMetadata().getName();
     }
 
-    /** The settings ConfigMap operators before 2026-11-27 wrote: deleted once no pod reads it. */
+    /** The settings ConfigMap operators before 2026-11-28 wrote: deleted once no pod reads it. */
     public static String legacySettingsConfigMap(ExecutorCluster ec) {
         return ec.getMetadata().getName() + "-config";
     }

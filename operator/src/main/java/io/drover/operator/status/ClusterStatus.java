@@ -155,7 +155,7 @@ public final class ClusterStatus {
 
             boolean stsSeen = st.getObservedGeneration() != null && st.getObservedGeneration() >= nz(sts.getMetadata().getGeneration());
             boolean rolling = stsSeen && st.getUpdateRevision() != null && !Objects.equals(st.getUpdateRevision(), st.getCurrentRevision());
-            if (!findings.specApplied()) {
+            if (!findings.specApplied() && notAppliedBefore(previous, generation)) {
                 // Blocked or failed before the StatefulSet was written: what runs is an earlier
                 // spec, however settled (UpToDate here told a `kubectl wait` the change was out).
                 conditions.set(Conditions.PROGRESSING, false, "SpecNotApplied", "The latest spec (generation " + generation
@@ -210,6 +210,19 @@ public final class ClusterStatus {
         s.nodes = s.readyReplicas + "/" + s.desiredReplicas;
         s.conditions = conditions.list();
         return s;
+    }
+
+    /**
+     * Whether this generation was never applied: the last status was of an earlier one, or said
+     * so already. A pass blocked (a Secret gone a moment) after an earlier pass applied this
+     * generation leaves the executors on it, not on an earlier spec.
+     */
+    private static boolean notAppliedBefore(ExecutorClusterStatus previous, long generation) {
+        if (previous == null || previous.observedGeneration == null || previous.observedGeneration < generation) {
+            return true;
+        }
+        return previous.conditions != null && previous.conditions.stream().anyMatch(c -> Conditions.PROGRESSING.equals(c.getType())
+                && "SpecNotApplied".equals(c.getReason()));
     }
 
     /** Autoscaling is asked for, and KEDA is missing or its ScaledObject is not ready (Autoscaler's outcomes). */

@@ -238,7 +238,7 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("roll").get().getMetadata().getResourceVersion())
                 .isEqualTo(before.getMetadata().getResourceVersion());
 
-        // The settings ConfigMap an operator before 2026-11-27 wrote (every revision's pods read
+        // The settings ConfigMap an operator before 2026-11-28 wrote (every revision's pods read
         // it: a restart in a pod not yet rolled took the new settings with its old spec) goes
         // once every pod runs a template that does not name it.
         client.configMaps().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()

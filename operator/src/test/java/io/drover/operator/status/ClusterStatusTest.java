@@ -45,6 +45,16 @@ class ClusterStatusTest {
                 ClusterStatus.Findings.reconcileFailed("the API server refused a request (422): ..."));
         assertCondition(failed, Conditions.PROGRESSING, "False", "SpecNotApplied", "The latest spec (generation 4) is not"
                 + " applied: ReconcileFailed (see Degraded); the executors run the spec applied before");
+        // Once it says so, it says so until a pass applies the generation.
+        ec.setStatus(blocked);
+        assertCondition(ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"), ClusterStatus.Findings.blocked("Secret jobs-db",
+                "SecretNotFound", "gone")), Conditions.PROGRESSING, "False", "SpecNotApplied", "The latest spec (generation 4)"
+                + " is not applied: SecretNotFound (see Degraded); the executors run the spec applied before");
+        // A generation applied by an earlier pass stays applied when a later pass is blocked (a Secret gone a moment).
+        ec.setStatus(ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"), applied()));
+        assertCondition(ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"), ClusterStatus.Findings.blocked("Secret jobs-db",
+                "SecretNotFound", "gone")), Conditions.PROGRESSING, "False", "UpToDate", "All 3 executor nodes run the current configuration");
+        ec.setStatus(null);
     }
 
     @Test
