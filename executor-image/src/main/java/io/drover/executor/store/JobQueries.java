@@ -24,8 +24,11 @@ public final class JobQueries {
         this.sql = new JobSql(tables);
     }
 
-    /** A job as the API shows it. status: scheduled (due later), due, running (locked by a node), dead_letter. */
-    /** payloadOmitted: the payload is larger than an enqueue takes (written with SQL) and not shown; read it with SQL. */
+    /**
+     * A job as the API shows it. status: scheduled (due later), due, running (locked by a node),
+     * dead_letter. payloadOmitted: the payload is larger than an enqueue takes (written with SQL)
+     * and not shown; read it with SQL.
+     */
     public record JobView(long id, String type, String payload, String status, Instant dueAt, int attempts,
                           int maxAttempts, String repeatEvery, String lockedBy, String lastError, Instant createdAt,
                           boolean payloadOmitted) {
@@ -80,7 +83,7 @@ public final class JobQueries {
                                  boolean payloadOmitted) {
     }
 
-    /** The most payload and error bytes a page of dead letters holds (past its first row): see {@link JobSql#deadLetterPage}. */
+    /** A page of dead letters ends once its payloads and errors reach this many bytes: see {@link JobSql#deadLetterPage}. */
     public static final int PAGE_BYTES = 4 * 1_048_576;
 
     /**

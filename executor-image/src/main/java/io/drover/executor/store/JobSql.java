@@ -591,14 +591,15 @@ public final class JobSql {
 
     /**
      * A page of dead letters by id, keyset-paged (stable while rows come and go), of at most
-     * {@code limit} rows and as many as fit in a budget of bytes (payloads and errors; the first
-     * row always): a page of a thousand 1 MiB payloads took 2 GiB of the node's memory to answer,
+     * {@code limit} rows, ending with the row that brings its payloads and errors to a budget of
+     * bytes (so past it by at most one row of 1 MiB and an error): a page of a thousand 1 MiB payloads took 2 GiB of the node's memory to answer,
      * and a dashboard polling it restarted nodes. A page may so hold fewer than {@code limit}
      * rows with more after it; the last page is an empty one. Parameters: after id, limit, byte budget.
      */
     public String deadLetterPage() {
-        String bytes = "least(coalesce(octet_length(payload), 0), " + (JobLimits.MAX_PAYLOAD_BYTES + 1) + ")"
-                + " + least(coalesce(octet_length(error), 0), " + API_ERROR_CHARS * 4 + ")";
+        // What the page shows: an omitted payload counts nothing, an error as far as it is shown.
+        String bytes = "(case when octet_length(payload) > " + JobLimits.MAX_PAYLOAD_BYTES + " then 0"
+                + " else coalesce(octet_length(payload), 0) end) + least(coalesce(octet_length(error), 0), " + API_ERROR_CHARS * 4 + ")";
         return "select " + DEAD_COLUMNS + " from " + t.deadLetter() + " where id in (select id from"
                 + " (select id, sum(bytes) over (order by id rows unbounded preceding) - bytes as before from"
                 + " (select id, " + bytes + " as bytes from " + t.deadLetter() + " where id > ? order by id limit ?) page) sized"
