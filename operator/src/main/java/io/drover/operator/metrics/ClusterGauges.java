@@ -70,8 +70,7 @@ public class ClusterGauges {
     }
 
     private static Condition condition(ExecutorClusterStatus status, String type) {
-        return status.conditions == null ? null
-                : status.conditions.stream().filter(cond -> type.equals(cond.getType())).findFirst().orElse(null);
+        return Conditions.find(status.conditions, type);
     }
 
     private Cluster newCluster(Tags tags) {

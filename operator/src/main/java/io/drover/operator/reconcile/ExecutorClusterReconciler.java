@@ -533,8 +533,8 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
 
     /** A Warning when Degraded turns True or changes its reason; Normal "Recovered" when it clears. */
     private void degradedEvents(ExecutorCluster ec, io.drover.operator.api.v1alpha1.ExecutorClusterStatus next, KubernetesClient client) {
-        var before = ec.getStatus() == null ? null : condition(ec.getStatus().conditions, Conditions.DEGRADED);
-        var after = condition(next.conditions, Conditions.DEGRADED);
+        var before = ec.getStatus() == null ? null : Conditions.find(ec.getStatus().conditions, Conditions.DEGRADED);
+        var after = Conditions.find(next.conditions, Conditions.DEGRADED);
         boolean wasDegraded = before != null && "True".equals(before.getStatus());
         if (after != null && "True".equals(after.getStatus())) {
             if (!wasDegraded || !Objects.equals(before.getReason(), after.getReason())) {
@@ -543,10 +543,6 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         } else if (wasDegraded) {
             events.normal(client, ec, "Recovered", "Diagnose", "No longer degraded (was " + before.getReason() + ")");
         }
-    }
-
-    private static io.fabric8.kubernetes.api.model.Condition condition(List<io.fabric8.kubernetes.api.model.Condition> list, String type) {
-        return list == null ? null : list.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
     }
 
     /**
@@ -619,7 +615,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         // The figures and the bottleneck the last good pass found stay: a failed write says
         // nothing new about the running fleet (an empty fleet and "no node answered" would be false).
         var previous = ec.getStatus();
-        var bottleneck = previous == null ? null : condition(previous.conditions, Conditions.BOTTLENECK);
+        var bottleneck = previous == null ? null : Conditions.find(previous.conditions, Conditions.BOTTLENECK);
         var findings = ClusterStatus.Findings.reconcileFailed(message.length() > 1000 ? message.substring(0, 1000) : message)
                 .withFigures(previous == null ? null : previous.fleet, bottleneck == null ? null
                         : new Bottleneck.Diagnosis(bottleneck.getStatus(), bottleneck.getReason(), bottleneck.getMessage()));

@@ -221,8 +221,8 @@ public final class ClusterStatus {
         if (previous == null || previous.observedGeneration == null || previous.observedGeneration < generation) {
             return true;
         }
-        return previous.conditions != null && previous.conditions.stream().anyMatch(c -> Conditions.PROGRESSING.equals(c.getType())
-                && "SpecNotApplied".equals(c.getReason()));
+        var progressing = Conditions.find(previous.conditions, Conditions.PROGRESSING);
+        return progressing != null && "SpecNotApplied".equals(progressing.getReason());
     }
 
     /** Autoscaling is asked for, and KEDA is missing or its ScaledObject is not ready (Autoscaler's outcomes). */

@@ -47,6 +47,12 @@ public final class Conditions {
         return this;
     }
 
+    /** The condition of {@code type} in a status's list, or null (the list may be null, or written by someone else). */
+    public static Condition find(List<Condition> conditions, String type) {
+        return conditions == null ? null
+                : conditions.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
+    }
+
     public List<Condition> list() {
         return List.copyOf(next);
     }
