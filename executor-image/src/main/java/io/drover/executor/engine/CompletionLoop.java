@@ -142,9 +142,14 @@ final class CompletionLoop implements OutcomeBacklog {
         }
     }
 
-    private void writeUntilDone(List<Outcome> outcomes) throws InterruptedException {
+    private static CompletionWriter.Batch batchOf(List<Outcome> outcomes) {
         CompletionWriter.Batch batch = new CompletionWriter.Batch();
         outcomes.forEach(o -> batch.add(o.entry()));
+        return batch;
+    }
+
+    private void writeUntilDone(List<Outcome> outcomes) throws InterruptedException {
+        CompletionWriter.Batch batch = batchOf(outcomes);
         writingSinceNanos = System.nanoTime();
         try {
             writeWithRetries(outcomes, batch);
@@ -190,10 +195,8 @@ final class CompletionLoop implements OutcomeBacklog {
     private void retryUnwritable() {
         unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
         List<Outcome> parked = List.copyOf(unwritable.values());
-        CompletionWriter.Batch batch = new CompletionWriter.Batch();
-        parked.forEach(o -> batch.add(o.entry()));
         try (Connection c = dataSource.getConnection()) {
-            settle(parked, writer.write(c, batch), true);
+            settle(parked, writer.write(c, batchOf(parked)), true);
         } catch (Exception e) {
             LOG.debugf("The held outcomes of jobs %s could not be written again: %s", unwritable.keySet(), e.getMessage());
         }

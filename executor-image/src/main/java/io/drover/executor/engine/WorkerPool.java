@@ -495,13 +495,7 @@ final class WorkerPool {
             }
             // A second for all of them, not each: with many handlers ignoring the interrupt, a
             // second apiece ran past the pod's termination grace period.
-            long joined = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-            for (Worker w : alive) {
-                long left = joined - System.nanoTime();
-                if (left > 0) {
-                    w.thread.join(Duration.ofNanos(left));
-                }
-            }
+            joinWorkers(System.nanoTime() + Duration.ofSeconds(1).toNanos());
         }
         watch.interrupt();
         return alive.isEmpty();
