@@ -40,6 +40,13 @@ public class ApiExceptionMappers {
         return Response.status(422).type(MediaType.APPLICATION_JSON).entity(e.body()).build();
     }
 
+    /** A retry that overtook the call it repeats, still writing: 409, to be retried. */
+    @ServerExceptionMapper
+    public Response keyInUse(IdempotencyKeys.KeyInUseException e) {
+        return Response.status(Response.Status.CONFLICT).type(MediaType.APPLICATION_JSON)
+                .header("Retry-After", "1").entity(e.body()).build();
+    }
+
     /** Malformed JSON or a value of the wrong type: name the field Jackson was reading. */
     @ServerExceptionMapper
     public Response badJson(JsonProcessingException e) {

@@ -73,6 +73,24 @@ final class IdempotencyKeys {
         return new KeyReusedException();
     }
 
+    static KeyInUseException inUse() {
+        return new KeyInUseException();
+    }
+
+    /**
+     * Answered 409 naming the header, with Retry-After (as Stripe answers a retry that overtakes
+     * the call it repeats): another call with the key was still writing. Nothing was written.
+     */
+    static final class KeyInUseException extends RuntimeException {
+        KeyInUseException() {
+            super("is in use by another call that is still in progress; retry after it ends, with the same key and body");
+        }
+
+        ApiError body() {
+            return new ApiError("conflict: " + HEADER + " " + getMessage(), List.of(new FieldError(HEADER, getMessage())));
+        }
+    }
+
     /** Answered 422 naming the header. Nothing was written. */
     static final class KeyReusedException extends RuntimeException {
         KeyReusedException() {

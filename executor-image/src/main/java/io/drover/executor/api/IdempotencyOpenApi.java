@@ -9,7 +9,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 /**
  * Declares in the OpenAPI document what the {@code Idempotency-Key} header does to an operation
  * that takes it ({@link IdempotencyKeys}): its 201 may be a replay, marked with the
- * {@code Idempotent-Replayed} header, and a key reused with another request is refused with 422.
+ * {@code Idempotent-Replayed} header, a key reused with another request is refused with 422, and one whose first call is
+ * still writing with 409.
  * In one place for every such operation, rather than the same annotations on each.
  */
 public final class IdempotencyOpenApi implements OASFilter {
@@ -30,6 +31,9 @@ public final class IdempotencyOpenApi implements OASFilter {
                 .schema(OASFactory.createSchema().addType(Schema.SchemaType.BOOLEAN)));
         operation.getResponses().addAPIResponse("422", OASFactory.createAPIResponse()
                 .description("The " + IdempotencyKeys.HEADER + " was used with another request"));
+        operation.getResponses().addAPIResponse("409", OASFactory.createAPIResponse()
+                .description("Another call with the same " + IdempotencyKeys.HEADER + " is still in progress; retry after"
+                        + " Retry-After seconds"));
         return operation;
     }
 }

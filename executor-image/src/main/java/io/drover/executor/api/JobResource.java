@@ -81,6 +81,8 @@ public class JobResource {
                 done = enqueuer.enqueue(jobs, IdempotencyKeys.valid(key), request.get());
             } catch (JobEnqueuer.KeyReused e) {
                 throw IdempotencyKeys.reused();
+            } catch (JobEnqueuer.KeyInUse e) {
+                throw IdempotencyKeys.inUse();
             }
         }
         if (!done.replayed()) {

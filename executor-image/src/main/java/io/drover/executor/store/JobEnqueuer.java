@@ -21,9 +21,12 @@ import java.util.List;
  * request it is refused ({@link KeyReused}).
  */
 public final class JobEnqueuer {
+    /** The claim's wait for another call's key ran past its lock_timeout. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
     private final DataSource dataSource;
     private final String insertSql;
     private final String claimKey;
+    private final String claimWait;
     private final String setKeyIds;
     private final String keyOf;
     private final String pruneKeys;
@@ -33,6 +36,7 @@ public final class JobEnqueuer {
         JobSql sql = new JobSql(tables);
         this.insertSql = sql.insertJob();
         this.claimKey = sql.claimEnqueueKey();
+        this.claimWait = sql.claimWaitsAtMost();
         this.setKeyIds = sql.setEnqueueKeyIds();
         this.keyOf = sql.enqueueKeyOf();
         this.pruneKeys = sql.pruneEnqueueKeys();
@@ -46,6 +50,17 @@ public final class JobEnqueuer {
     public static final class KeyReused extends Exception {
         public KeyReused() {
             super("the idempotency key was first used for a different request");
+        }
+    }
+
+    /**
+     * Another call with the key is still writing and did not end within
+     * {@link JobSql#ENQUEUE_KEY_WAIT}; nothing was written. Its caller may try again: it will
+     * get that call's ids once it commits, or enqueue the jobs if it rolled back.
+     */
+    public static final class KeyInUse extends Exception {
+        public KeyInUse() {
+            super("another call with the idempotency key is still in progress");
         }
     }
 
@@ -75,9 +90,12 @@ public final class JobEnqueuer {
      * @param request a digest of the request as the caller sent it (the call and its fields, an
      *                omitted one as omitted): a later call with the key must send the same
      */
-    public Enqueued enqueue(List<NewJob> jobs, String key, byte[] request) throws SQLException, KeyReused {
+    public Enqueued enqueue(List<NewJob> jobs, String key, byte[] request) throws SQLException, KeyReused, KeyInUse {
         try (Connection c = dataSource.getConnection()) {
             Enqueued done = Transactions.run(c, () -> {
+                try (PreparedStatement ps = c.prepareStatement(claimWait)) {
+                    ps.execute();
+                }
                 boolean ours;
                 try (PreparedStatement ps = c.prepareStatement(claimKey)) {
                     ps.setString(1, key);
@@ -106,6 +124,11 @@ public final class JobEnqueuer {
                 throw new KeyReused();
             }
             return done;
+        } catch (SQLException e) {
+            if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                throw new KeyInUse();
+            }
+            throw e;
         }
     }
 

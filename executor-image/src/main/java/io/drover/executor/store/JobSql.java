@@ -662,6 +662,19 @@ public final class JobSql {
                 + " where k.created_at < now() - interval '" + ENQUEUE_KEY_TTL + "' returning true";
     }
 
+    /**
+     * How long a keyed call waits for another call holding the same key (a retry sent while the
+     * first is still writing) before it is answered that the key is in use. Without it, a call
+     * whose transaction hangs (a connection black-holed mid-write, until socketTimeout) held
+     * every retry of its producer on the shared pool's connections.
+     */
+    public static final String ENQUEUE_KEY_WAIT = "10s";
+
+    /** Bounds the wait of this transaction's claim of a key (ENQUEUE_KEY_WAIT). */
+    public String claimWaitsAtMost() {
+        return "set local lock_timeout = '" + ENQUEUE_KEY_WAIT + "'";
+    }
+
     /** Parameters: ids (bigint[]), key. */
     public String setEnqueueKeyIds() {
         return "update " + t.enqueueKey() + " set ids = ? where key = ?";

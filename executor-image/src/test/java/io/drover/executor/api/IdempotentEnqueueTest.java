@@ -63,7 +63,8 @@ class IdempotentEnqueueTest {
             given().accept(ContentType.JSON).get("/q/openapi?format=json").then().statusCode(200)
                     .body(post + "parameters.find { it.name == 'Idempotency-Key' }.in", equalTo("header"))
                     .body(post + "responses.'201'.headers.'Idempotent-Replayed'.schema.type", equalTo("boolean"))
-                    .body(post + "responses.'422'.description", containsString("Idempotency-Key"));
+                    .body(post + "responses.'422'.description", containsString("Idempotency-Key"))
+                    .body(post + "responses.'409'.description", containsString("in progress"));
         }
     }
 
@@ -128,6 +129,35 @@ class IdempotentEnqueueTest {
         } finally {
             pool.shutdownNow();
         }
+        assertThat(jobsOfType(type)).isEqualTo(1);
+    }
+
+    /**
+     * A retry that overtakes its first call while that call is still writing (here: a transaction
+     * that claimed the key and hangs) waits a bounded time, then is answered 409 with Retry-After,
+     * naming the header; it held a pool connection for as long as the other hung before.
+     */
+    @Test
+    void aCallWhoseKeyAnotherCallStillHoldsIsAnsweredConflictAndMayRetry() throws Exception {
+        String type = "idem-" + UUID.randomUUID();
+        String key = UUID.randomUUID().toString();
+        try (java.sql.Connection hung = dataSource.getConnection()) {
+            hung.setAutoCommit(false);
+            try (var claim = hung.prepareStatement("insert into quarkus_test.enqueue_key (key, request, ids)"
+                    + " values (?, '\\x00', '{}')")) {
+                claim.setString(1, key);
+                claim.executeUpdate();
+            }
+            long started = System.nanoTime();
+            api(key).body(job(type, 1)).post("/api/v1/jobs").then().statusCode(409)
+                    .header("Retry-After", "1")
+                    .body("errors[0].field", equalTo("Idempotency-Key"))
+                    .body("errors[0].message", containsString("still in progress"));
+            assertThat(java.time.Duration.ofNanos(System.nanoTime() - started)).isLessThan(java.time.Duration.ofSeconds(30));
+            assertThat(jobsOfType(type)).isZero();
+            hung.rollback();
+        }
+        api(key).body(job(type, 1)).post("/api/v1/jobs").then().statusCode(201).header("Idempotent-Replayed", nullValue());
         assertThat(jobsOfType(type)).isEqualTo(1);
     }
 
