@@ -12,34 +12,45 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A request to the API whose body is larger than the HTTP server takes
- * ({@code quarkus.http.limits.max-body-size}) is answered in the API's words: 413 with the
- * field {@code body}, its size and the limit. The server's own check answered an empty 413 and
- * closed the connection, so a client that sent a batch within {@code drover.api.maxBatch} but
- * over the size (10,000 jobs of a kilobyte) learned nothing. Judged by Content-Length before
- * the body is read, in a route ahead of the server's check (which is at order -2); a body sent
- * without a length (chunked) still meets the server's own answer when it passes the limit.
+ * What the node takes of request bodies, judged from the headers before a body is read, in a
+ * route ahead of the server's own size check (which is at order -2).
  *
- * <p>Only for callers that carry the write token (the only ones whose large bodies the API
- * takes): the answer is written while the body is still coming, and the connection reads the
- * rest and drops it, so a client that writes its whole body before reading (most do) gets the
- * answer instead of a broken pipe. Anyone else meets the server's own answer, which closes the
- * connection at once: a stranger cannot make the node read large bodies. A client that asked
- * {@code Expect: 100-continue} sends no body: the answer closes the connection. So does one
- * for a body of more than {@link #DRAINED_AT_MOST} times the limit, not read to its end.
+ * <p>One body: larger than the server takes ({@code quarkus.http.limits.max-body-size}) is
+ * answered in the API's words: 413 with the field {@code body}, its size and the limit. The
+ * server's own check answered an empty 413 and closed the connection, so a client that sent a
+ * batch within {@code drover.api.maxBatch} but over the size (10,000 jobs of a kilobyte) learned
+ * nothing. A body sent without a length (chunked) still meets the server's own answer when it
+ * passes the limit.
+ *
+ * <p>All bodies at once: within {@link BodyBudget} ({@code drover.api.maxBodyBytesInFlight}),
+ * else 503 with Retry-After. A body sent without a length counts as the largest the server takes.
+ *
+ * <p>Refusals are written while the body is still coming. For callers that carry the write token
+ * (the only ones whose bodies the API takes) the connection reads the rest and drops it, so a
+ * client that writes its whole body before reading (most do) gets the answer instead of a broken
+ * pipe. Anyone else's connection is closed at once: a stranger cannot make the node read large
+ * bodies (over the limit, that is the server's own answer). A client that asked
+ * {@code Expect: 100-continue} sends no body: the answer closes the connection. So does one for a
+ * body of more than {@link #DRAINED_AT_MOST} times the limit, not read to its end.
  */
 @ApplicationScoped
 public class BodyLimit {
     static final int DRAINED_AT_MOST = 8;
+    /** What a 503 for a full budget asks a client to wait: other calls' bodies are read in about that. */
+    static final String RETRY_AFTER_SECONDS = "1";
     private final long maxBytes;
+    private final BodyBudget budget;
     private final ObjectMapper json;
     private final Optional<byte[]> writeToken;
 
     BodyLimit(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize max, ObjectMapper json,
               DroverConfig config) {
         this.maxBytes = max.asLongValue();
+        this.budget = new BodyBudget(config.api().maxBodyBytesInFlight().map(MemorySize::asLongValue)
+                .orElseGet(BodyBudget::defaultCapacity), maxBytes);
         this.json = json;
         this.writeToken = ApiAuthFilter.bytes(config.api().token());
     }
@@ -50,23 +61,53 @@ public class BodyLimit {
 
     private void check(RoutingContext ctx) {
         long length = contentLength(ctx.request().getHeader("Content-Length"));
-        if (length <= maxBytes || !ApiAuthFilter.carries(ctx.request().getHeader("Authorization"), writeToken)) {
+        boolean writer = ApiAuthFilter.carries(ctx.request().getHeader("Authorization"), writeToken);
+        if (length > maxBytes) {
+            if (!writer) {
+                ctx.next();
+                return;
+            }
+            String message = String.format("must be at most %,d bytes, got %,d; send the jobs in smaller batches",
+                    maxBytes, length);
+            refuse(ctx, 413, new ApiError("request too large: body: " + message, List.of(new FieldError("body", message))),
+                    length, true);
+            return;
+        }
+        boolean chunked = ctx.request().getHeader("Transfer-Encoding") != null;
+        long bytes = chunked ? maxBytes : Math.max(length, 0);
+        if (bytes == 0) {
             ctx.next();
             return;
         }
-        String message = String.format("must be at most %,d bytes, got %,d; send the jobs in smaller batches",
-                maxBytes, length);
-        String answer;
-        try {
-            answer = json.writeValueAsString(new ApiError("request too large: body: " + message,
-                    List.of(new FieldError("body", message))));
-        } catch (JsonProcessingException e) {
-            ctx.fail(413, e);
+        if (!budget.tryTake(bytes)) {
+            refuse(ctx, 503, ApiError.of(String.format("the node is reading as many request bodies as it may hold at once"
+                    + " (%,d bytes, drover.api.maxBodyBytesInFlight); retry shortly", budget.capacity())), length, writer);
             return;
         }
-        var response = ctx.response().setStatusCode(413).putHeader("Content-Type", "application/json");
+        AtomicBoolean given = new AtomicBoolean();
+        // Called when the answer is written, and when the connection closes before that.
+        ctx.addEndHandler(done -> {
+            if (given.compareAndSet(false, true)) {
+                budget.give(bytes);
+            }
+        });
+        ctx.next();
+    }
+
+    private void refuse(RoutingContext ctx, int status, ApiError error, long length, boolean writer) {
+        String answer;
+        try {
+            answer = json.writeValueAsString(error);
+        } catch (JsonProcessingException e) {
+            ctx.fail(status, e);
+            return;
+        }
+        var response = ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json");
+        if (status == 503) {
+            response.putHeader("Retry-After", RETRY_AFTER_SECONDS);
+        }
         boolean noBodyComing = "100-continue".equalsIgnoreCase(ctx.request().getHeader("Expect"));
-        if (noBodyComing || length / DRAINED_AT_MOST > maxBytes) {
+        if (!writer || noBodyComing || length / DRAINED_AT_MOST > maxBytes) {
             response.putHeader("Connection", "close").end(answer).onComplete(done -> ctx.request().connection().close());
         } else {
             response.end(answer);

@@ -1,6 +1,7 @@
 package io.drover.executor.service;
 
 import io.drover.contract.SettingDefaults;
+import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 
 import io.smallrye.config.WithDefault;
@@ -119,5 +120,11 @@ public interface DroverConfig {
         /** Most jobs accepted in one batch enqueue call. */
         @WithDefault("10000")
         int maxBatch();
+
+        /**
+         * Most bytes of request bodies the node reads at once; a call past it is answered 503
+         * with Retry-After. Default: an eighth of the heap, and never less than the body limit.
+         */
+        Optional<MemorySize> maxBodyBytesInFlight();
     }
 }
