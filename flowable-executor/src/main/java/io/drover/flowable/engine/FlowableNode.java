@@ -68,6 +68,7 @@ public class FlowableNode {
     private volatile String waitingFor = "starting";
     private volatile ProcessEngine engine;
     private volatile MeteredTaskExecutor jobThreads;
+    private volatile HeldJobsExecutor heldExecutor;
     private volatile AsyncExecutorMapping mapping;
     private volatile AsyncJobExecutorConfiguration executorConfiguration;
     private volatile AcquisitionWatch watch;
@@ -145,6 +146,9 @@ public class FlowableNode {
         MeteredTaskExecutor threads = new MeteredTaskExecutor(cfg.getAsyncExecutorTaskExecutorConfiguration());
         threads.start();
         cfg.setAsyncTaskExecutor(threads);
+        HeldJobs heldJobs = new HeldJobs(settings.lockExpiry());
+        HeldJobsExecutor asyncExecutor = new HeldJobsExecutor(cfg.getAsyncExecutorConfiguration(), heldJobs);
+        cfg.setAsyncExecutor(asyncExecutor);
         cfg.setAsyncExecutorActivate(false); // started below, once the models are deployed
         cfg.setEventListeners(List.of(new JobOutcomes(registry)));
 
@@ -176,15 +180,26 @@ public class FlowableNode {
                 watched.setTimerLifecycleListener(watch.timers());
             }
             jobThreads = threads;
+            heldExecutor = asyncExecutor;
             executorConfiguration = cfg.getAsyncExecutorConfiguration();
             engine = built;
             if (!state.compareAndSet(State.STARTING, State.RUNNING)) {
                 return; // stopping meanwhile: stop() closes it
             }
             if (settings.enabled()) {
-                renewal = new LockRenewal(dataSource, schema, mapping.owner(), settings.lockExpiry());
+                renewal = new LockRenewal(dataSource, schema, mapping.owner(), settings.lockExpiry(), heldJobs);
                 watch.reset();
-                executor.start();
+                try {
+                    executor.start(); // its first act is a database command (freeing this owner's locks)
+                } catch (RuntimeException failed) {
+                    // Not running after all: back to STARTING, so that startWithRetries tries again
+                    // (or ends the node) instead of leaving a closed engine reported as running.
+                    renewal.close();
+                    renewal = null;
+                    engine = null;
+                    state.compareAndSet(State.RUNNING, State.STARTING);
+                    throw failed;
+                }
             }
             built = null; // kept
         } finally {
@@ -194,11 +209,7 @@ public class FlowableNode {
                 } catch (RuntimeException ignored) {
                     // the next attempt builds another
                 }
-                try {
-                    threads.drain(Duration.ZERO);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+                threads.stopTaking();
             }
         }
         waitingFor = null;
@@ -208,12 +219,13 @@ public class FlowableNode {
     }
 
     /**
-     * Stops acquiring, lets the jobs already acquired (queued and running) finish within
+     * Stops acquiring, hands back the jobs it holds queued (as Flowable hands back a job its full
+     * queue refuses: another node runs them now), lets the running ones finish within
      * shutdownGracePeriod, then closes the engine. Flowable's own close would unlock the node's
      * jobs while they still run, so one finishing afterwards fails and runs again; here nothing
-     * this node acquired is handed back while it may still run. Jobs that outlive the grace
-     * period keep their locks: this pod's next start (same name) frees its async jobs, and lock
-     * expiry the rest.
+     * this node started is handed back while it may still run, and nothing starts after the node
+     * began to stop. Jobs that outlive the grace period keep their locks: this pod's next start
+     * (same name) frees its async jobs, and lock expiry the rest.
      */
     void stop(@Observes ShutdownEvent event) {
         State was = state.getAndSet(State.STOPPING);
@@ -236,7 +248,13 @@ public class FlowableNode {
                 executorConfiguration.setUnlockOwnedJobs(false);
                 executor.shutdown(); // acquisition, timer and expired-lock threads
             }
-            if (!jobThreads.drain(settings.shutdownGracePeriod())) {
+            List<Runnable> queued = jobThreads.stopTaking();
+            if (!queued.isEmpty()) {
+                int kept = heldExecutor.handBack(queued);
+                LOG.infof("Handed back %d queued jobs%s", queued.size() - kept,
+                        kept == 0 ? "" : "; " + kept + " could not be, and run elsewhere after lockExpiry");
+            }
+            if (!jobThreads.awaitRunning(settings.shutdownGracePeriod())) {
                 LOG.warnf("Jobs still running after shutdownGracePeriod %s; their locks lapse after lockExpiry",
                         settings.shutdownGracePeriod());
             }

@@ -1,0 +1,65 @@
+package io.drover.flowable.engine;
+
+import org.flowable.job.api.JobInfo;
+import org.flowable.job.service.impl.asyncexecutor.AsyncJobExecutorConfiguration;
+import org.flowable.job.service.impl.asyncexecutor.DefaultAsyncJobExecutor;
+import org.jboss.logging.Logger;
+
+import java.util.List;
+
+/**
+ * Flowable's async executor, with each job's run kept in {@link HeldJobs} while the pool holds it,
+ * and a way to hand back the runs a stopping node will not start.
+ */
+final class HeldJobsExecutor extends DefaultAsyncJobExecutor {
+    private static final Logger LOG = Logger.getLogger(HeldJobsExecutor.class);
+    private final HeldJobs held;
+
+    HeldJobsExecutor(AsyncJobExecutorConfiguration configuration, HeldJobs held) {
+        super(configuration);
+        this.held = held;
+    }
+
+    @Override
+    protected Runnable createRunnableForJob(JobInfo job) {
+        return held.hold(job, super.createRunnableForJob(job));
+    }
+
+    @Override
+    protected boolean executeAsyncJob(JobInfo job, Runnable runnable) {
+        HeldJobs.Held run = runnable instanceof HeldJobs.Held h ? h : null;
+        if (run != null) {
+            run.taken(); // before the pool may start it: its end gives the id back
+        }
+        boolean taken = super.executeAsyncJob(job, runnable);
+        if (!taken && run != null) {
+            run.given(); // the queue was full: Flowable handed it back
+        }
+        return taken;
+    }
+
+    /**
+     * Hands back, as Flowable hands back a job its full queue refused, the runs a stopping node
+     * took from its queue: another node runs them at once rather than after lockExpiry, and none
+     * starts here after the node began to stop.
+     *
+     * @return how many could not be handed back (their locks lapse after lockExpiry)
+     */
+    int handBack(List<Runnable> queued) {
+        int failed = 0;
+        for (Runnable r : queued) {
+            if (!(r instanceof HeldJobs.Held run)) {
+                continue;
+            }
+            try {
+                unacquireJobAfterRejection(run.job());
+            } catch (RuntimeException e) {
+                failed++;
+                LOG.debugf("Handing back job %s failed: %s", run.job().getId(), e.toString());
+            } finally {
+                run.given();
+            }
+        }
+        return failed;
+    }
+}
