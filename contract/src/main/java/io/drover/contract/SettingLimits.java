@@ -27,6 +27,14 @@ public final class SettingLimits {
      */
     public static final String MAX_LOCK_EXPIRY = "24h";
     public static final String MAX_GLOBAL_LOCK_MAX_HOLD = "24h";
+    /**
+     * The longest acquireInterval with engine Flowable: Flowable reads its acquisition waits as
+     * int milliseconds (2^31-1 ms is 596 h 31 min); past it the wait wraps negative and both
+     * acquisition loops spin without pause.
+     */
+    public static final String MAX_FLOWABLE_ACQUIRE_INTERVAL = "596h";
+    /** The longest retryBackoff with engine Flowable: it waits int seconds (2^31-1 s is 596,523 h 14 min). */
+    public static final String MAX_FLOWABLE_RETRY_BACKOFF = "596523h";
     /** A stopping node needs a moment to hand back its queue and write its last outcomes. */
     public static final String MIN_SHUTDOWN_GRACE_PERIOD = "1s";
     public static final String MIN_STARTUP_TIMEOUT = "1s";

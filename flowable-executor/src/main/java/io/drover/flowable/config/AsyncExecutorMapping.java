@@ -57,7 +57,8 @@ public final class AsyncExecutorMapping {
             problems.add("acquirePageSize (" + s.acquirePageSize() + ") must not exceed queueSize (" + s.queueSize() + ")");
         }
         between(problems, "maxAttempts", s.maxAttempts(), 1, SettingLimits.MAX_ATTEMPTS);
-        between(problems, "acquireInterval", s.acquireInterval(), SettingLimits.MIN_DURATION, null);
+        between(problems, "acquireInterval", s.acquireInterval(), SettingLimits.MIN_DURATION,
+                SettingLimits.MAX_FLOWABLE_ACQUIRE_INTERVAL);
         between(problems, "globalLockWaitTime", s.globalLockWaitTime(), SettingLimits.MIN_DURATION, null);
         between(problems, "globalLockPollInterval", s.globalLockPollInterval(), SettingLimits.MIN_DURATION, null);
         between(problems, "globalLockMaxHold", s.globalLockMaxHold(), SettingLimits.MIN_DURATION,
@@ -67,6 +68,8 @@ public final class AsyncExecutorMapping {
         between(problems, "startupTimeout", s.startupTimeout(), SettingLimits.MIN_STARTUP_TIMEOUT, null);
         if (s.retryBackoff().compareTo(Duration.ofSeconds(1)) < 0) {
             problems.add("retryBackoff must be at least 1s for the Flowable engine (it waits whole seconds), got " + s.retryBackoff());
+        } else {
+            between(problems, "retryBackoff", s.retryBackoff(), "1s", SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF);
         }
         if (!SCHEMA_NAME.matcher(s.schema()).matches()) {
             problems.add("schema must be a lower-case PostgreSQL identifier of at most 50 characters, got '" + s.schema() + "'");

@@ -96,6 +96,11 @@ class AsyncExecutorMappingTest {
                 .hasMessageContaining("maxAttempts must be between 1 and 1000, got 2000")
                 .hasMessageContaining("lockExpiry must be at most 24h, got PT25H")
                 .hasMessageContaining("globalLockMaxHold must be at most 24h, got PT48H");
+        // Flowable reads these as int milliseconds and int seconds: longer ones wrapped negative.
+        assertThatThrownBy(() -> AsyncExecutorMapping.of(settings(Map.of("drover.lockMode", "Global",
+                "drover.acquireInterval", "597h", "drover.retryBackoff", "596524h"))))
+                .hasMessageContaining("acquireInterval must be at most 596h, got PT597H")
+                .hasMessageContaining("retryBackoff must be at most 596523h, got PT596524H");
     }
 
     static FlowableSettings settings(Map<String, String> values) {

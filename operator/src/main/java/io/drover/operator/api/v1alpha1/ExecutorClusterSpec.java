@@ -77,6 +77,14 @@ import java.util.Map;
         message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "maxCrashes", fieldPath = ".maxCrashes")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) >= duration('1s')",
         message = "retryBackoff must be at least 1s with engine Flowable (Flowable waits whole seconds)", fieldPath = ".retryBackoff")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.acquireInterval) || duration(self.acquireInterval) <= duration('"
+        + SettingLimits.MAX_FLOWABLE_ACQUIRE_INTERVAL + "')",
+        message = "acquireInterval must be at most " + SettingLimits.MAX_FLOWABLE_ACQUIRE_INTERVAL + " with engine Flowable"
+                + " (Flowable waits int milliseconds)", fieldPath = ".acquireInterval")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) <= duration('"
+        + SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF + "')",
+        message = "retryBackoff must be at most " + SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF + " with engine Flowable"
+                + " (Flowable waits int seconds)", fieldPath = ".retryBackoff")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.database.maxPoolSize) || self.database.maxPoolSize >= self.threads + "
         + FlowablePool.SPARE_CONNECTIONS,
         message = "database.maxPoolSize must be at least threads + " + FlowablePool.SPARE_CONNECTIONS + " with engine Flowable:"
