@@ -1,6 +1,10 @@
 package io.drover.flowable.engine;
 
+import org.flowable.common.engine.api.lock.LockManager;
+import org.flowable.common.engine.impl.interceptor.CommandExecutor;
 import org.flowable.job.api.JobInfo;
+import org.flowable.job.service.impl.asyncexecutor.AcquireAsyncJobsDueRunnable;
+import org.flowable.job.service.impl.asyncexecutor.AcquireTimerJobsRunnable;
 import org.flowable.job.service.impl.asyncexecutor.AsyncJobExecutorConfiguration;
 import org.flowable.job.service.impl.asyncexecutor.DefaultAsyncJobExecutor;
 import org.jboss.logging.Logger;
@@ -9,7 +13,8 @@ import java.util.List;
 
 /**
  * Flowable's async executor, with each job's run kept in {@link HeldJobs} while the pool holds it,
- * and a way to hand back the runs a stopping node will not start.
+ * a way to hand back the runs a stopping node will not start, and acquisition loops whose global
+ * lock survives a failed release ({@link ReleaseForgetsLock}).
  */
 final class HeldJobsExecutor extends DefaultAsyncJobExecutor {
     private static final Logger LOG = Logger.getLogger(HeldJobsExecutor.class);
@@ -18,6 +23,37 @@ final class HeldJobsExecutor extends DefaultAsyncJobExecutor {
     HeldJobsExecutor(AsyncJobExecutorConfiguration configuration, HeldJobs held) {
         super(configuration);
         this.held = held;
+    }
+
+    /**
+     * Flowable's acquisition loops, each with a global lock a failed release makes it forget
+     * ({@link ReleaseForgetsLock}); made here before Flowable would make its own (it keeps the
+     * ones it finds), with the arguments it would give them.
+     */
+    @Override
+    protected void initializeRunnables() {
+        if (configuration.isTimerRunnableNeeded() && timerJobRunnable == null) {
+            timerJobRunnable = new AcquireTimerJobsRunnable(this, jobServiceConfiguration.getJobManager(), timerLifecycleListener,
+                    new AcquireTimerRunnableConfiguration(), configuration.getMoveTimerExecutorPoolSize()) {
+                @Override
+                protected LockManager createLockManager(CommandExecutor commandExecutor) {
+                    return new ReleaseForgetsLock(() -> super.createLockManager(commandExecutor));
+                }
+            };
+        }
+        if (asyncJobsDueRunnable == null) {
+            String name = configuration.getAcquireRunnableThreadName() != null ? configuration.getAcquireRunnableThreadName()
+                    : "flowable-" + getJobServiceConfiguration().getEngineName() + "-acquire-async-jobs";
+            asyncJobsDueRunnable = new AcquireAsyncJobsDueRunnable(name, this,
+                    jobEntityManager != null ? jobEntityManager : jobServiceConfiguration.getJobEntityManager(),
+                    asyncJobsDueLifecycleListener, new AcquireAsyncJobsDueRunnableConfiguration()) {
+                @Override
+                protected LockManager createLockManager(CommandExecutor commandExecutor) {
+                    return new ReleaseForgetsLock(() -> super.createLockManager(commandExecutor));
+                }
+            };
+        }
+        super.initializeRunnables();
     }
 
     @Override
