@@ -4,6 +4,7 @@ import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.IndexPlans;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.Transactions;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,9 +18,13 @@ import java.util.List;
  * The classic pre-global-lock behaviour, kept so it can be measured against the others: every
  * node reads the same oldest candidates without locking, then claims each with a
  * version-checked update. A claim that updates no row lost the race to another node and is
- * counted as an optimistic lock failure. The claims go in one pipelined batch, which the
- * server runs as one implicit transaction, so nodes queue on each other's row locks exactly
- * as Flowable's revision-checked updates do; a deadlock between two batches loses the page.
+ * counted as an optimistic lock failure. The claims go in one pipelined batch in one
+ * transaction, so nodes queue on each other's row locks exactly as Flowable's revision-checked
+ * updates do; a deadlock between two batches loses the page. An explicit transaction, not the
+ * batch's implicit one: the driver splits a batch of more than 255 statements with a Sync (its
+ * estimate of the replies' size), and in auto-commit each part committed on its own, so a claim
+ * that failed past the 255th left the first 255 jobs locked for a node that never held them,
+ * until their lock expired.
  */
 public final class OptimisticAcquisition implements AcquisitionStrategy {
     private static final String DEADLOCK = "40P01";
@@ -69,7 +74,7 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
                 ps.setInt(5, candidate.version());
                 ps.addBatch();
             }
-            int[] counts = ps.executeBatch();
+            int[] counts = Transactions.run(c, ps::executeBatch);
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] > 0) {
                     won.add(candidates.get(i).id());

@@ -1,0 +1,60 @@
+package io.drover.executor.acquire;
+
+import io.agroal.api.AgroalDataSource;
+import io.drover.executor.metrics.ExecutorMetrics;
+import io.drover.executor.store.JobSql;
+import io.drover.executor.store.PooledDataSource;
+import io.drover.executor.store.Tables;
+import io.drover.executor.testing.Jobs;
+import io.drover.executor.testing.RecordingHandler;
+import io.drover.executor.testing.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The Optimistic mode's claims on a real PostgreSQL, through the engine's own pool: a page whose
+ * claim fails is claimed not at all. The driver splits a batch of more than 255 statements with
+ * a Sync; in auto-commit each part committed on its own, and a claim refused past the 255th left
+ * 255 jobs locked for a node that never held them, until their lock expired.
+ */
+class OptimisticAcquisitionTest {
+    private static final AgroalDataSource db = TestDatabase.sharedPool();
+
+    @Test
+    void aPageWhoseClaimFailsPastTheDriversSplitLocksNoJob() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(300, RecordingHandler.TYPE, "", 3);
+        long refused = jobs.count("select id from {s}.job order by id offset 279 limit 1");
+        // A row-level refusal of one claim, in the batch's second part.
+        jobs.execute("create function {s}.refuse_claim() returns trigger language plpgsql as $$ begin"
+                + " if new.locked_by is not null and old.locked_by is null and old.id = " + refused
+                + " then raise exception 'claim of % refused', old.id; end if; return new; end $$");
+        jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
+        OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
+                Duration.ofSeconds(60), new ExecutorMetrics(new SimpleMeterRegistry()));
+        try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
+                Duration.ofSeconds(30));
+             Connection c = engine.getConnection()) {
+            assertThatThrownBy(() -> optimistic.acquire(c, 300)).isInstanceOf(SQLException.class);
+            assertThat(c.getAutoCommit()).as("the connection as the pool lent it").isTrue();
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'n:1'"))
+                .as("jobs left locked by a claim that failed").isZero();
+
+        jobs.execute("drop trigger refuse_claim on {s}.job");
+        try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
+                Duration.ofSeconds(30));
+             Connection c = engine.getConnection()) {
+            assertThat(optimistic.acquire(c, 300).jobs()).as("the page claimed once the refusal ends").hasSize(300);
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'n:1'")).isEqualTo(300);
+    }
+}
