@@ -1,6 +1,8 @@
 package io.drover.executor.engine;
 
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -12,15 +14,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A fair semaphore of as many permits as an int holds: a job takes one, a solo run takes them
  * all, so it waits for the running jobs to end and keeps every job out while it runs; being fair
  * (first come, first served), it also keeps out the jobs that arrive while it waits, so a solo run
- * is never starved. A job's pass through it is a compare-and-set while no solo run waits (it was
+ * is never starved; it waits at most {@link #SOLO_WAIT}, so neither is the node. A job's pass through it is a compare-and-set while no solo run waits (it was
  * a monitor with a notifyAll on every exit; no CPU difference was measurable in a no-op drain).
  * Not tied to threads (unlike a ReadWriteLock): a worker stuck in a handler that ignores
  * interrupts is given up by the timeout watch, which leaves the gate on its behalf; the worker,
  * should its handler ever return, leaves it again to no effect ({@link Pass}).
  */
 final class ExecutionGate {
+    /**
+     * How long a solo run waits for the node's running jobs to end. Every job that arrives
+     * meanwhile waits behind it (fairness): without a bound, a suspect's decisive run taken beside
+     * a job of an hour's timeout held up every other job of its node for that hour, while the node
+     * looked healthy and its locks were renewed. Past it the suspect is handed back for a node
+     * that can run it alone now (JobRunner.notAloneHere).
+     */
+    static final Duration SOLO_WAIT = Duration.ofSeconds(10);
     private static final int ALL = Integer.MAX_VALUE;
     private final Semaphore permits = new Semaphore(ALL, true);
+    private final Duration soloWait;
+
+    ExecutionGate() {
+        this(SOLO_WAIT);
+    }
+
+    ExecutionGate(Duration soloWait) {
+        this.soloWait = soloWait;
+    }
 
     /** One run's way through the gate; leaving it twice (the worker and the watch) leaves it once. */
     final class Pass {
@@ -38,10 +57,13 @@ final class ExecutionGate {
         }
     }
 
+    /** @return the pass; null for a solo run the running jobs did not make room for within {@link #SOLO_WAIT} */
     Pass enter(boolean solo) throws InterruptedException {
-        int taken = solo ? ALL : 1;
-        permits.acquire(taken);
-        return new Pass(taken);
+        if (solo) {
+            return permits.tryAcquire(ALL, soloWait.toNanos(), TimeUnit.NANOSECONDS) ? new Pass(ALL) : null;
+        }
+        permits.acquire(1);
+        return new Pass(1);
     }
 
     /** Runs waiting to enter (for tests). */

@@ -84,6 +84,16 @@ final class JobRunner {
     }
 
     /**
+     * A suspect whose decisive run (one more crash makes it poison) must run alone, on a node whose
+     * running jobs did not end within {@link ExecutionGate#SOLO_WAIT}: handed back (no attempt
+     * charged, its start mark not yet written) for a node that can run it alone now.
+     */
+    Outcome notAloneHere(AcquiredJob job) {
+        return handBack(job, "its decisive run (one more crash makes it poison) runs alone on a node, and the jobs"
+                + " running on node " + nodeName + " did not end within " + ExecutionGate.SOLO_WAIT.toSeconds() + " s", 0);
+    }
+
+    /**
      * Handed back for another node (no handler here, or {@link NotRunnableHere}): due again after
      * {@link RetryPolicy#DEFER_DELAY}; dead-lettered with the reason once the nodes that took it
      * handed it back {@link RetryPolicy#MAX_DEFERRALS} times. No attempt charged: {@code delta}

@@ -253,6 +253,11 @@ final class WorkerPool {
             boolean watched = job.suspect();
             boolean solo = watched && maxCrashes > 1 && job.crashes() >= maxCrashes - 1;
             ExecutionGate.Pass pass = gate.enter(solo);
+            if (pass == null) {
+                settle(lease, runner.notAloneHere(job));
+                settled = true;
+                return;
+            }
             try {
                 JobStarts.Started s = watched || job.payloadDeferred() ? starter.start(lease, watched)
                         : new JobStarts.Started(job.attempts() + 1, job.payload());

@@ -481,4 +481,29 @@ class EngineReliabilityTest {
         assertThat(jobs.count("select count(*) from {s}.dead_letter where type = 'timer'"
                 + " and error like 'its outcome could not be stored (NEXT_SLOT): %timestamp out of range%'")).isEqualTo(1);
     }
+
+    /**
+     * A suspect's decisive run must be alone on its node; every job taken meanwhile waits behind
+     * it. Taken beside a long job, it held up all of its node's work for as long as that job ran,
+     * while the node looked healthy and renewed its locks. It waits at most SOLO_WAIT (10 s),
+     * then is handed back for a node that can run it alone, and the node's other jobs run.
+     */
+    @Test
+    void aSuspectThatCannotRunAloneSoonIsHandedBackAndTheNodesOtherJobsRun() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(1, RecordingHandler.TYPE, "60000", 1); // runs a minute
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(4).queueSize(64).acquirePageSize(32),
+                List.of(new RecordingHandler(db, schema, "n")))) {
+            Jobs.await("the long job started", Duration.ofSeconds(10), () -> jobs.executions() == 1);
+            // Two node deaths already blamed on it (maxCrashes 3): its next run is its decisive one, alone.
+            jobs.execute("insert into {s}.job (type, payload, suspect, crashes) values ('record', 'suspect', true, 2)");
+            Thread.sleep(500);
+            jobs.enqueue(50, RecordingHandler.TYPE, "", 3);
+            Jobs.await("the 50 short jobs ran beside the long one", Duration.ofSeconds(30), () -> jobs.executions() >= 51);
+            assertThat(jobs.count("select count(*) from {s}.job where payload = 'suspect' and suspect and deferrals = 1"
+                    + " and locked_by is null and due_at > now() and attempts = 0 and last_error like '%runs alone on a node%'"))
+                    .as("the suspect, handed back unrun and uncharged").isEqualTo(1);
+        }
+    }
 }

@@ -90,6 +90,26 @@ class ExecutionGateTest {
         solo.get(5, TimeUnit.SECONDS).leave();
     }
 
+    /** A solo run waits a bounded time for the running jobs, and meanwhile holds back the ones that arrive. */
+    @Test
+    void aSoloRunThatTheRunningJobsMakeNoRoomForGivesUpAndLetsTheOthersIn() throws Exception {
+        ExecutionGate bounded = new ExecutionGate(java.time.Duration.ofMillis(500));
+        ExecutionGate.Pass running = bounded.enter(false);
+        CompletableFuture<ExecutionGate.Pass> solo = CompletableFuture.supplyAsync(() -> {
+            try {
+                return bounded.enter(true);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(solo.get(5, TimeUnit.SECONDS)).as("no pass for the solo run").isNull();
+        bounded.enter(false).leave(); // the others are let in again
+        running.leave();
+        ExecutionGate.Pass alone = bounded.enter(true);
+        assertThat(alone).as("alone once nothing runs").isNotNull();
+        alone.leave();
+    }
+
     private CompletableFuture<ExecutionGate.Pass> enterLater(boolean solo) {
         CompletableFuture<ExecutionGate.Pass> entered = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
