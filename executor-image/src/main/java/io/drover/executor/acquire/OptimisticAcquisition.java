@@ -65,6 +65,7 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
             return Acquisition.NONE;
         }
         List<Long> won = new ArrayList<>(candidates.size());
+        long sent = System.nanoTime();
         try (PreparedStatement ps = c.prepareStatement(claim)) {
             for (Candidate candidate : candidates) {
                 ps.setString(1, owner);
@@ -102,6 +103,6 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
                 }
             }
         }
-        return new Acquisition(jobs, mayHaveMore);
+        return new Acquisition(jobs, mayHaveMore, sent);
     }
 }

@@ -63,6 +63,7 @@ final class PageLocker {
             ps.setInt(first, limit);
             ps.setString(first + 1, owner);
             ps.setLong(first + 2, lockExpiryMillis);
+            long sent = System.nanoTime();
             ps.execute();
             boolean taken = globalLock == null || GlobalAcquireLock.taken(ps);
             List<AcquiredJob> jobs = new ArrayList<>(limit);
@@ -78,7 +79,7 @@ final class PageLocker {
             // (due, then first-in first-out). Here, not in SQL: an ORDER BY would be a sort, which
             // the pinned plan disables.
             jobs.sort(ACQUISITION_ORDER);
-            return Optional.of(new Acquisition(jobs, jobs.size() == limit));
+            return Optional.of(new Acquisition(jobs, jobs.size() == limit, sent));
         }
     }
 }

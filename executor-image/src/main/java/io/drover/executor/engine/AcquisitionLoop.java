@@ -129,9 +129,7 @@ final class AcquisitionLoop {
                     acquisition = acquire(c, reserved);
                 }
                 lastSuccessNanos = System.nanoTime();
-                // The lease counts from before the statement was sent: the database set the
-                // expiry from its own clock, later than that.
-                List<HeldJobs.Lease> leases = held.acquired(acquisition.jobs(), start);
+                List<HeldJobs.Lease> leases = held.acquired(acquisition.jobs(), acquisition.sentNanos());
                 metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
                 problems.succeeded();
                 database.succeeded();

@@ -52,6 +52,35 @@ class GlobalLockAcquisitionTest {
         assertThat(registry.get("drover.global.lock.hold").timer().count()).isEqualTo(1);
     }
 
+    /**
+     * The jobs' lease counts from the request that locked them, not from the start of the wait
+     * for the lock: a page taken after most of a long wait arrived with its leases run out, and
+     * the node dropped it unstarted.
+     */
+    @Test
+    void aPageTakenAfterAWaitForTheLockIsLeasedFromTheRequestThatTookIt() throws Exception {
+        String schema = schemaWithDueJobs(10);
+        GlobalLockAcquisition acquisition = acquisition(schema, Duration.ofSeconds(10), new SimpleMeterRegistry());
+        try (Connection holder = session();
+             Connection c = db.getConnection()) {
+            assertThat(GlobalLockHolder.take(holder, schema, MAX_HOLD)).isTrue();
+            long released = System.nanoTime() + 1_000_000_000L;
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    Thread.sleep(1000);
+                    holder.rollback();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long waitStart = System.nanoTime();
+            Acquisition a = acquisition.acquire(c, 4);
+            assertThat(a.jobs()).hasSize(4);
+            assertThat(Duration.ofNanos(a.sentNanos() - waitStart)).as("the page's request, after the wait")
+                    .isGreaterThanOrEqualTo(Duration.ofNanos(released - waitStart).minusMillis(100));
+        }
+    }
+
     @Test
     void takesNothingWhileAnotherNodeHoldsTheLockAndGivesUpAtTheWaitTime() throws Exception {
         String schema = schemaWithDueJobs(10);
