@@ -28,11 +28,12 @@ public final class SettingLimits {
     public static final String MAX_LOCK_EXPIRY = "24h";
     public static final String MAX_GLOBAL_LOCK_MAX_HOLD = "24h";
     /**
-     * The longest acquireInterval with engine Flowable: Flowable reads its acquisition waits as
-     * int milliseconds (2^31-1 ms is 596 h 31 min); past it the wait wraps negative and both
-     * acquisition loops spin without pause.
+     * The longest acquireInterval, globalLockWaitTime and globalLockPollInterval: liveness allows
+     * a loop twice the longest of them before it calls the node stuck, and that sum in nanoseconds
+     * overflowed past about 146 years (every probe failed, naming nothing); Flowable reads its
+     * acquisition wait as int milliseconds (596 h). No node needs to sleep or wait a day.
      */
-    public static final String MAX_FLOWABLE_ACQUIRE_INTERVAL = "596h";
+    public static final String MAX_WAIT = "24h";
     /** The longest retryBackoff with engine Flowable: it waits int seconds (2^31-1 s is 596,523 h 14 min). */
     public static final String MAX_FLOWABLE_RETRY_BACKOFF = "596523h";
     /** A stopping node needs a moment to hand back its queue and write its last outcomes. */

@@ -64,9 +64,9 @@ public record ExecutorSettings(
         between(errors, "maxAttempts", maxAttempts, 1, SettingLimits.MAX_ATTEMPTS);
         between(errors, "completionBatchSize", completionBatchSize, 1, SettingLimits.MAX_COMPLETION_BATCH_SIZE);
         between(errors, "maxCrashes", maxCrashes, 1, SettingLimits.MAX_CRASHES);
-        positive(errors, "acquireInterval", acquireInterval);
-        positive(errors, "globalLockWaitTime", globalLockWaitTime);
-        positive(errors, "globalLockPollInterval", globalLockPollInterval);
+        between(errors, "acquireInterval", acquireInterval, SettingLimits.MIN_DURATION, SettingLimits.MAX_WAIT);
+        between(errors, "globalLockWaitTime", globalLockWaitTime, SettingLimits.MIN_DURATION, SettingLimits.MAX_WAIT);
+        between(errors, "globalLockPollInterval", globalLockPollInterval, SettingLimits.MIN_DURATION, SettingLimits.MAX_WAIT);
         between(errors, "globalLockMaxHold", globalLockMaxHold, SettingLimits.MIN_DURATION, SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
         between(errors, "lockExpiry", lockExpiry, SettingLimits.MIN_LOCK_EXPIRY, SettingLimits.MAX_LOCK_EXPIRY);
         positive(errors, "retryBackoff", retryBackoff);

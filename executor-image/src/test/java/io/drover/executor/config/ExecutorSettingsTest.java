@@ -58,6 +58,7 @@ class ExecutorSettingsTest {
         assertThatThrownBy(() -> ExecutorSettings.builder().nodeName("n").threads(5000).queueSize(2_000_000)
                 .acquirePageSize(200_000).maxAttempts(2000).completionBatchSize(100_001).maxCrashes(101)
                 .lockExpiry(Duration.ofHours(25)).globalLockMaxHold(Duration.ofDays(30))
+                .acquireInterval(Duration.ofDays(200L * 365)).globalLockWaitTime(Duration.ofHours(25))
                 .shutdownGracePeriod(Duration.ofMillis(500)).retryBackoff(Duration.ofMinutes(20))
                 .retryBackoffMax(Duration.ofMinutes(1)).jobTimeout(Duration.ofDays(200L * 365 * 100)).build())
                 .isInstanceOf(InvalidSettingsException.class)
@@ -71,6 +72,9 @@ class ExecutorSettingsTest {
                 .hasMessageContaining("maxCrashes must be between 1 and 100, got 101")
                 .hasMessageContaining("lockExpiry must be at most 24h, got PT25H")
                 .hasMessageContaining("globalLockMaxHold must be at most 24h, got PT720H")
+                // Liveness's allowance of twice the longest wait overflowed nanoseconds past ~146 years.
+                .hasMessageContaining("acquireInterval must be at most 24h, got PT1752000H")
+                .hasMessageContaining("globalLockWaitTime must be at most 24h, got PT25H")
                 .hasMessageContaining("shutdownGracePeriod must be at least 1s, got PT0.5S")
                 .hasMessageContaining("retryBackoff (PT20M) must not exceed retryBackoffMax (PT1M)")
                 .hasMessageContaining("jobTimeout must be at most 2562047h");

@@ -57,10 +57,9 @@ public final class AsyncExecutorMapping {
             problems.add("acquirePageSize (" + s.acquirePageSize() + ") must not exceed queueSize (" + s.queueSize() + ")");
         }
         between(problems, "maxAttempts", s.maxAttempts(), 1, SettingLimits.MAX_ATTEMPTS);
-        between(problems, "acquireInterval", s.acquireInterval(), SettingLimits.MIN_DURATION,
-                SettingLimits.MAX_FLOWABLE_ACQUIRE_INTERVAL);
-        between(problems, "globalLockWaitTime", s.globalLockWaitTime(), SettingLimits.MIN_DURATION, null);
-        between(problems, "globalLockPollInterval", s.globalLockPollInterval(), SettingLimits.MIN_DURATION, null);
+        between(problems, "acquireInterval", s.acquireInterval(), SettingLimits.MIN_DURATION, SettingLimits.MAX_WAIT);
+        between(problems, "globalLockWaitTime", s.globalLockWaitTime(), SettingLimits.MIN_DURATION, SettingLimits.MAX_WAIT);
+        between(problems, "globalLockPollInterval", s.globalLockPollInterval(), SettingLimits.MIN_DURATION, SettingLimits.MAX_WAIT);
         between(problems, "globalLockMaxHold", s.globalLockMaxHold(), SettingLimits.MIN_DURATION,
                 SettingLimits.MAX_GLOBAL_LOCK_MAX_HOLD);
         between(problems, "lockExpiry", s.lockExpiry(), SettingLimits.MIN_LOCK_EXPIRY, SettingLimits.MAX_LOCK_EXPIRY);

@@ -98,8 +98,8 @@ class AsyncExecutorMappingTest {
                 .hasMessageContaining("globalLockMaxHold must be at most 24h, got PT48H");
         // Flowable reads these as int milliseconds and int seconds: longer ones wrapped negative.
         assertThatThrownBy(() -> AsyncExecutorMapping.of(settings(Map.of("drover.lockMode", "Global",
-                "drover.acquireInterval", "597h", "drover.retryBackoff", "596524h"))))
-                .hasMessageContaining("acquireInterval must be at most 596h, got PT597H")
+                "drover.acquireInterval", "25h", "drover.retryBackoff", "596524h"))))
+                .hasMessageContaining("acquireInterval must be at most 24h, got PT25H")
                 .hasMessageContaining("retryBackoff must be at most 596523h, got PT596524H");
     }
 

@@ -113,7 +113,6 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Global\\nretryBackoffMax: 1m | spec.retryBackoffMax: Invalid value: "object": not available with engine Flowable
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
             engine: Flowable\\nlockMode: Global\\nretryBackoff: 596524h | spec.retryBackoff: Invalid value: "object": retryBackoff must be at most 596523h with engine Flowable
-            engine: Flowable\\nlockMode: Global\\nacquireInterval: 597h | spec.acquireInterval: Invalid value: "object": acquireInterval must be at most 596h with engine Flowable
             engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 8 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
             env: [{name: LD_AUDIT, value: /etc/drover/database-ca/ca.crt}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
@@ -175,10 +174,10 @@ class ExecutorClusterSchemaTest {
             acquireInterval: 1.0000005ms                | spec.acquireInterval: Invalid value: "1.0000005ms": spec.acquireInterval in body should match
             jobTimeouts: {report: 1.000000000001h}      | spec.jobTimeouts.report: Invalid value: "1.000000000001h": spec.jobTimeouts.report in body should match
             lockExpiry: 24h0.000000001s                 | spec.lockExpiry: Invalid value: "string": lockExpiry must be at most 24h
-            acquireInterval: 2562047h1m                 | spec.acquireInterval: Invalid value: "string": acquireInterval must be at most 2562047h (the executor's longest duration)
+            acquireInterval: 25h                        | spec.acquireInterval: Invalid value: "string": acquireInterval must be at most 24h
             startupTimeout: 2562047h47m                 | spec.startupTimeout: Invalid value: "string": startupTimeout must be at most 2562047h
-            globalLockWaitTime: 2562047h1s              | spec.globalLockWaitTime: Invalid value: "string": globalLockWaitTime must be at most 2562047h
-            globalLockPollInterval: 2562047h1s          | spec.globalLockPollInterval: Invalid value: "string": globalLockPollInterval must be at most 2562047h
+            globalLockWaitTime: 24h1ms                  | spec.globalLockWaitTime: Invalid value: "string": globalLockWaitTime must be at most 24h
+            globalLockPollInterval: 2562047h1s          | spec.globalLockPollInterval: Invalid value: "string": globalLockPollInterval must be at most 24h
             retryBackoff: 2562047h1s\\nretryBackoffMax: 2562047h | spec.retryBackoff: Invalid value: "string": retryBackoff must be at most 2562047h
             retryBackoffMax: 2562047h1s                 | spec.retryBackoffMax: Invalid value: "string": retryBackoffMax must be at most 2562047h
             shutdownGracePeriod: 2562047h1s             | spec.shutdownGracePeriod: Invalid value: "string": shutdownGracePeriod must be at most 2562047h
@@ -375,7 +374,7 @@ class ExecutorClusterSchemaTest {
             shutdownGracePeriod: 30.9s\\nterminationGracePeriodSeconds: 41
             maxJobDuration: 10m\\nterminationGracePeriodSeconds: 620
             lockExpiry: 23h59m59.999999999s\\njobTimeout: 1.00000000001h\\nacquireInterval: 1.5ms\\nstartupTimeout: 1.0000000001m
-            startupTimeout: 2562047h\\nacquireInterval: 2562047h\\nglobalLockWaitTime: 2562047h\\nglobalLockPollInterval: 2562047h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h
+            startupTimeout: 2562047h\\nacquireInterval: 24h\\nglobalLockWaitTime: 24h\\nglobalLockPollInterval: 24h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h
             maxJobDuration: 2562046h59m50s\\nshutdownGracePeriod: 2562047h\\njobTimeout: 2562046h59m50s\\njobTimeouts: {report: 2562046h}
             resources: {claims: [], requests: {cpu: 1, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi, hugepages-1Gi: 2Gi}, limits: {memory: 1Gi, ephemeral-storage: 1Gi, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi, hugepages-1Gi: 2Gi}}
             placement: {nodeSelector: {node.kubernetes.io/instance-type: c5.2xlarge, zone: ""}, tolerations: [{key: dedicated, operator: Equal, value: drover, effect: NoSchedule}, {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 60}, {key: example.com/spot}, {operator: Exists}]}

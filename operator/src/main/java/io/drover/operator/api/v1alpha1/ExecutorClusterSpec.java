@@ -77,10 +77,6 @@ import java.util.Map;
         message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "maxCrashes", fieldPath = ".maxCrashes")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) >= duration('1s')",
         message = "retryBackoff must be at least 1s with engine Flowable (Flowable waits whole seconds)", fieldPath = ".retryBackoff")
-@ValidationRule(value = "self.engine != 'Flowable' || !has(self.acquireInterval) || duration(self.acquireInterval) <= duration('"
-        + SettingLimits.MAX_FLOWABLE_ACQUIRE_INTERVAL + "')",
-        message = "acquireInterval must be at most " + SettingLimits.MAX_FLOWABLE_ACQUIRE_INTERVAL + " with engine Flowable"
-                + " (Flowable waits int milliseconds)", fieldPath = ".acquireInterval")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) <= duration('"
         + SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF + "')",
         message = "retryBackoff must be at most " + SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF + " with engine Flowable"
@@ -221,21 +217,24 @@ public class ExecutorClusterSpec {
     @Size(max = 32)
     @JsonPropertyDescription("Longest idle sleep between acquisition cycles (bounds timer lateness). Executor default " + SettingDefaults.ACQUIRE_INTERVAL + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "acquireInterval must be at least 1ms")
-    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "acquireInterval" + LONGEST_MESSAGE)
+    @ValidationRule(value = "duration(self) <= duration('" + SettingLimits.MAX_WAIT + "')", message = "acquireInterval must be at most "
+            + SettingLimits.MAX_WAIT)
     public String acquireInterval;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: how long a node waits for the acquire lock per cycle. Executor default " + SettingDefaults.GLOBAL_LOCK_WAIT_TIME + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockWaitTime must be at least 1ms")
-    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "globalLockWaitTime" + LONGEST_MESSAGE)
+    @ValidationRule(value = "duration(self) <= duration('" + SettingLimits.MAX_WAIT + "')", message = "globalLockWaitTime must be at most "
+            + SettingLimits.MAX_WAIT)
     public String globalLockWaitTime;
 
     @Pattern(DURATION)
     @Size(max = 32)
     @JsonPropertyDescription("Global lockMode: pause between tries for the acquire lock. Executor default " + SettingDefaults.GLOBAL_LOCK_POLL_INTERVAL + ".")
     @ValidationRule(value = "duration(self) >= duration('1ms')", message = "globalLockPollInterval must be at least 1ms")
-    @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "globalLockPollInterval" + LONGEST_MESSAGE)
+    @ValidationRule(value = "duration(self) <= duration('" + SettingLimits.MAX_WAIT + "')", message = "globalLockPollInterval must be at most "
+            + SettingLimits.MAX_WAIT)
     public String globalLockPollInterval;
 
     @Pattern(DURATION)
