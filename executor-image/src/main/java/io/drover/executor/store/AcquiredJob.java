@@ -16,7 +16,9 @@ import java.time.OffsetDateTime;
  *                      outcome written twice (its first reply lost) never reaches a later tenure
  * @param attempts      attempts charged so far (by earlier runs; never by queueing)
  * @param payload       the payload, or null when there is none or it is larger than the inline limit
- * @param repeatSeconds the period of a recurring timer in seconds, null for a one-shot job
+ * @param repeatSeconds the period of a recurring timer in seconds, null for a one-shot job; NaN for a
+ *                      period with a day or month part (written with plain SQL: the API writes
+ *                      milliseconds), which the engine refuses ({@link JobLimits#repeatProblem})
  * @param crashes       executor nodes that died during a watched run of this job
  * @param deferrals     times a node handed it back unrun for want of a handler
  * @param payloadBytes  the payload's size in bytes (0 if none)
@@ -32,11 +34,13 @@ public record AcquiredJob(long id, int version, String type, String payload, int
     public static final String COLUMNS = "j.id, j.type,"
             + " case when octet_length(j.payload) <= " + INLINE_PAYLOAD_BYTES + " then j.payload end,"
             + " j.attempts, j.max_attempts, j.due_at, extract(epoch from j.repeat_interval)::float8, j.crashes,"
-            + " j.deferrals, coalesce(octet_length(j.payload), 0), j.suspect, j.version";
+            + " j.deferrals, coalesce(octet_length(j.payload), 0), j.suspect, j.version,"
+            + " date_part('day', j.repeat_interval) <> 0 or date_part('month', j.repeat_interval) <> 0"
+            + " or date_part('year', j.repeat_interval) <> 0";
 
     public static AcquiredJob from(ResultSet rs) throws SQLException {
         double repeat = rs.getDouble(7);
-        Double repeatSeconds = rs.wasNull() ? null : repeat;
+        Double repeatSeconds = rs.wasNull() ? null : rs.getBoolean(13) ? Double.valueOf(Double.NaN) : repeat;
         return new AcquiredJob(
                 rs.getLong(1),
                 rs.getInt(12),

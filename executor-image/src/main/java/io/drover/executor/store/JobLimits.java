@@ -44,9 +44,16 @@ public final class JobLimits {
 
     /** Why a recurring timer's period is refused, or empty. */
     public static Optional<String> repeatProblem(double seconds) {
-        if (Double.isNaN(seconds) || seconds < MIN_REPEAT.toSeconds() || seconds > MAX_REPEAT.toSeconds()) {
+        if (Double.isNaN(seconds)) {
+            // A slot is the grid plus a whole number of periods: with days or months (whose length
+            // varies: month ends, daylight saving), the number worked out in seconds gave slots
+            // in the past (the timer ran again at once) or past a slot still to come (a run lost).
+            return Optional.of("must be a period of hours, minutes and seconds; days and months vary in length"
+                    + " (write '24 hours', not '1 day')");
+        }
+        if (seconds < MIN_REPEAT.toSeconds() || seconds > MAX_REPEAT.toSeconds()) {
             return Optional.of("must be between 1s and 100 years, got "
-                    + (Double.isNaN(seconds) ? "NaN" : java.math.BigDecimal.valueOf(seconds).stripTrailingZeros().toPlainString()) + "s");
+                    + java.math.BigDecimal.valueOf(seconds).stripTrailingZeros().toPlainString() + "s");
         }
         return Optional.empty();
     }

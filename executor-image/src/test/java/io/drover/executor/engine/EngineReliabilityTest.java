@@ -128,9 +128,13 @@ class EngineReliabilityTest {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
         // Written with plain SQL, as the API would refuse them: due in 1700 (this once killed
-        // every worker of a node), a recurring period of 1000 years, a 2 MB payload.
+        // every worker of a node), a recurring period of about 1000 years, a 2 MB payload.
         jobs.execute("insert into {s}.job (type, payload, due_at) select 'record', '', '1700-01-01 00:00:00+00' from generate_series(1, 4)");
-        jobs.execute("insert into {s}.job (type, payload, repeat_interval) values ('record', '', interval '1000 years')");
+        jobs.execute("insert into {s}.job (type, payload, repeat_interval) values ('record', '', interval '9000000 hours')");
+        // Periods in calendar units: the next slot, worked out in seconds, fell in the past (the timer
+        // ran again at once) or skipped one still to come.
+        jobs.execute("insert into {s}.job (type, payload, repeat_interval) values ('record', '', interval '1 mon'),"
+                + " ('record', '', interval '1 day'), ('record', '', interval '1 mon -29 days 23:59:59')");
         jobs.execute("insert into {s}.job (type, payload) values ('record', repeat('x', 2000000))");
         // Counters at the int's end: adding one to them failed every statement over their page
         // (the acquisition's version, on every node, for good).
@@ -150,6 +154,8 @@ class EngineReliabilityTest {
                 + " 'dueAt is out of range: must not be before 2000-01-01T00:00:00Z, got 1700-01-01T00:00:00Z'")).isEqualTo(4);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where error like"
                 + " 'repeat interval is out of range: must be between 1s and 100 years%'")).isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.dead_letter where attempts = 0 and error like"
+                + " 'repeat interval is out of range: must be a period of hours, minutes and seconds%'")).isEqualTo(3);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where error ="
                 + " 'payload is too large: must be at most 1048576 bytes, got 2000000'")).isEqualTo(1);
         assertThat(jobs.count("select count(*) from {s}.dead_letter where error in"
