@@ -85,7 +85,9 @@ final class CompletionLoop implements OutcomeBacklog {
     public boolean awaitAtMost(int max, long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         synchronized (batchTaken) {
-            while (outcomes.size() > max) {
+            // Held outcomes count: if the database refuses every outcome (a storage fault on the
+            // job table), the node stops taking jobs once that many are held, not the whole backlog.
+            while (outcomes.size() + unwritableCount > max) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;

@@ -93,6 +93,7 @@ public final class CompletionWriter {
     private final String retry;
     private final String defer;
     private final String deadLetter;
+    private final String writeProbe;
 
     public CompletionWriter(JobSql sql, String owner) {
         this.owner = owner;
@@ -102,6 +103,7 @@ public final class CompletionWriter {
         this.retry = sql.retry();
         this.defer = sql.defer();
         this.deadLetter = sql.deadLetter();
+        this.writeProbe = sql.writeProbe();
     }
 
     /** Writes the batch; see the class comment for outcomes the database refuses. */
@@ -116,7 +118,10 @@ public final class CompletionWriter {
         // Outcome by outcome: a row's own failure (rowRefused) is dead-lettered with its reason.
         // Another failure (58030, XX001, a 42 from a user trigger) may be the row's or the
         // server's: it is taken for the row's when the database took other writes of this batch,
-        // and for the server's when it took none, and then the whole batch is written again later.
+        // or, when it took none, a write that touches no row (writeProbe); for the server's when
+        // that fails too, and then the whole batch is written again later. (Without the probe an
+        // outcome refused alone was retried for good, holding up every outcome behind it until
+        // liveness restarted the node, and the job ran again after each restart.)
         int written = 0;
         boolean accepted = false; // the database took some write of this batch
         List<Long> refused = new ArrayList<>();
@@ -138,13 +143,26 @@ public final class CompletionWriter {
                 }
             }
         }
-        if (!unclear.isEmpty() && !accepted) {
-            throw unclear.values().iterator().next(); // no write of this batch was taken: the server's trouble
+        if (!unclear.isEmpty() && !accepted && !takesWrites(c)) {
+            throw unclear.values().iterator().next(); // the database takes no write: the server's trouble
         }
         for (Map.Entry<Entry, SQLException> e : unclear.entrySet()) {
             written += deadLetter(c, e.getKey(), e.getValue(), refused, unwritable);
         }
         return new Result(written, refused, unwritable);
+    }
+
+    /** Whether the database takes a write that touches no row (writeProbe). */
+    private boolean takesWrites(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(writeProbe)) {
+            ps.executeUpdate();
+            return true;
+        } catch (SQLException e) {
+            if (SqlErrors.worthRetrying(e)) {
+                throw e;
+            }
+            return false;
+        }
     }
 
     /** Moves the job of a refused outcome to dead letters with the reason; the rows changed. */

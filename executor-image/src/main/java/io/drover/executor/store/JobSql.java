@@ -216,6 +216,15 @@ public final class JobSql {
     }
 
     /**
+     * A write to the job table that changes no row: whether the database takes the engine's
+     * writes at all (not read-only, the table there and writable), as against one row's trouble
+     * (its trigger, a corrupt page). No row-level trigger fires, since no row is touched.
+     */
+    public String writeProbe() {
+        return "update " + job + " set version = version where false";
+    }
+
+    /**
      * Done: deleted. Parameters: ids (bigint[]), owner. The one outcome that needs no tenure: a
      * deleted row never comes back under its id (only a dead letter is moved back, and a done
      * job never was one since), so a delete written again finds nothing, whichever node holds

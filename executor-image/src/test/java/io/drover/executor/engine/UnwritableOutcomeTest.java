@@ -107,4 +107,36 @@ class UnwritableOutcomeTest {
         assertThat(guardedRuns.get()).as("runs of the guarded job").isEqualTo(1);
         assertThat(jobs.deadLetters()).isZero();
     }
+
+    /**
+     * Refused alone in its batch with a SQLState that could be the server's (42501 from a
+     * trigger), the outcome is told from the server's trouble by a write that touches no row: the
+     * database takes it, so the refusal is the row's, and the outcome is held like any the
+     * database will not store. Before, alone, it was retried for good, holding up every later
+     * outcome until liveness restarted the node, and the job ran again after each restart.
+     */
+    @Test
+    void anOutcomeRefusedAloneWithAStateTheServerCouldRaiseIsHeldAndTheNodeGoesOn() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.guard() returns trigger language plpgsql as $$ begin"
+                + " if old.type = 'guarded' then raise exception 'not yours' using errcode = '42501'; end if;"
+                + " return old; end $$");
+        jobs.execute("create trigger guard before delete on {s}.job for each row execute function {s}.guard()");
+        AtomicInteger guardedRuns = new AtomicInteger();
+        JobHandler guarded = Handlers.of("guarded", job -> guardedRuns.incrementAndGet());
+        jobs.enqueue(1, "guarded", "", 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)),
+                List.of(guarded, new io.drover.executor.handler.NoopHandler()), registry)) {
+            Jobs.await("the guarded outcome held", Duration.ofSeconds(30),
+                    () -> registry.get("drover.completion.unwritable").gauge().value() == 1);
+            jobs.enqueue(50, io.drover.executor.handler.NoopHandler.TYPE, "", 1);
+            Jobs.await("later outcomes written", Duration.ofSeconds(15),
+                    () -> jobs.count("select count(*) from {s}.job where type <> 'guarded'") == 0);
+            assertThat(engine.stuck()).isEmpty();
+        }
+        assertThat(guardedRuns.get()).as("runs of the guarded job").isEqualTo(1);
+        assertThat(jobs.deadLetters()).isZero();
+    }
 }

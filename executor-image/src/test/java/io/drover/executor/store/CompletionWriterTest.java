@@ -63,13 +63,15 @@ class CompletionWriterTest {
     }
 
     /**
-     * A failure that is no row's fault (here the server's own I/O error, 58030, as a storage
-     * fault raises it, on every delete) is thrown for the batch to be written again later. It used
-     * to be written outcome by outcome, each failing alike, and moved to dead letters: jobs that
-     * succeeded, dead-lettered for the server's trouble, or left to run again.
+     * A failure that could be the server's (its own I/O error, 58030, as a storage fault raises
+     * it, here on every delete) fails every write of the batch, while the database takes a write
+     * that touches no row: the outcomes are returned as unwritable (the loop holds them, locked,
+     * and writes them again), never dead-lettered. They used to be written outcome by outcome,
+     * each failing alike, and moved to dead letters: jobs that succeeded, dead-lettered for the
+     * server's trouble. Thrown instead, a refusal alone in its batch was retried for good.
      */
     @Test
-    void aFailureThatIsNoRowsFaultIsWrittenLaterNotDeadLettered() throws Exception {
+    void aFailureThatCouldBeTheServersIsNeverDeadLetteredAndIsWrittenOnceItCan() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
         long first = heldJob(jobs);
@@ -80,8 +82,8 @@ class CompletionWriterTest {
         ioError(jobs, "delete", "true");
 
         try (Connection c = db.getConnection()) {
-            assertThatThrownBy(() -> writer.write(c, batch)).isInstanceOf(SQLException.class)
-                    .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("58030"));
+            assertThat(writer.write(c, batch)).isEqualTo(new CompletionWriter.Result(0, java.util.List.of(),
+                    java.util.List.of(first, second)));
         }
         assertThat(jobs.deadLetters()).as("nothing dead-lettered").isZero();
         assertThat(jobs.jobsLeft()).isEqualTo(2);
@@ -92,6 +94,27 @@ class CompletionWriterTest {
                     java.util.List.of()));
         }
         assertThat(jobs.jobsLeft()).isZero();
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    /** A database that takes no write at all (here: the job table gone from under the node) is the server's trouble: thrown, to be written again later. */
+    @Test
+    void aDatabaseThatTakesNoWriteAtAllIsTheServersTroubleAndTheBatchIsWrittenLater() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        long first = heldJob(jobs);
+        CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
+        Batch batch = new Batch().add(new Entry(Kind.DONE, first, TENURE, 0, null, 0));
+        jobs.execute("alter table {s}.job rename to job_away");
+        try (Connection c = db.getConnection()) {
+            assertThatThrownBy(() -> writer.write(c, batch)).isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("42P01"));
+        } finally {
+            jobs.execute("alter table {s}.job_away rename to job");
+        }
+        try (Connection c = db.getConnection()) {
+            assertThat(writer.write(c, batch).written()).isEqualTo(1);
+        }
         assertThat(jobs.deadLetters()).isZero();
     }
 
