@@ -6,10 +6,12 @@ import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
 import io.drover.operator.api.v1alpha1.FleetStatus;
 import io.drover.operator.figures.Bottleneck;
 import io.drover.operator.resources.Labels;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Derives an ExecutorCluster's status from its StatefulSet and what the reconciliation found.
@@ -19,6 +21,13 @@ import java.util.Objects;
  * or the pods' root cause from {@link PodProblems}). Autoscaling: whether KEDA scales the cluster, and if not why.
  */
 public final class ClusterStatus {
+    /** Autoscaling's reason on a blocked pass with no applied pass before it. */
+    static final String BLOCKED = "Blocked";
+    /** Autoscaling's reason on a failed pass with no applied pass before it. */
+    static final String RECONCILE_FAILED_AUTOSCALING = "Unknown";
+    /** Said of an autoscaling condition carried over a pass that changed nothing. */
+    static final String AS_BEFORE = " (as the last applied pass found it: the latest spec is not applied, see Degraded)";
+
     private ClusterStatus() {
     }
 
@@ -68,12 +77,12 @@ public final class ClusterStatus {
          * {@code message} go to Degraded; autoscaling is reported Blocked, "Waiting for {@code waitingFor}".
          */
         public static Findings blocked(String waitingFor, String reason, String message) {
-            return new Findings(false, false, "Blocked", "Waiting for " + waitingFor, reason, message, null, null, null);
+            return new Findings(false, false, BLOCKED, "Waiting for " + waitingFor, reason, message, null, null, null);
         }
 
         /** The reconciliation failed unexpectedly (Degraded ReconcileFailed with the error). */
         public static Findings reconcileFailed(String error) {
-            return new Findings(false, false, "Unknown", "Reconciliation failed before autoscaling was checked",
+            return new Findings(false, false, RECONCILE_FAILED_AUTOSCALING, "Reconciliation failed before autoscaling was checked",
                     "ReconcileFailed", error, null, null, null);
         }
 
@@ -202,7 +211,17 @@ public final class ClusterStatus {
         } else {
             conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");
         }
-        conditions.set(Conditions.AUTOSCALING, findings.autoscalingActive(), findings.autoscalingReason(), findings.autoscalingMessage());
+        Condition autoscalingBefore = previous == null ? null : Conditions.find(previous.conditions, Conditions.AUTOSCALING);
+        if (!findings.specApplied() && autoscalingBefore != null && autoscalingBefore.getReason() != null
+                && !Set.of(BLOCKED, RECONCILE_FAILED_AUTOSCALING).contains(autoscalingBefore.getReason())) {
+            // The pass changed nothing, the autoscaler's objects included: it scales as the last
+            // applied pass found it (it said Blocked while KEDA went on scaling the cluster).
+            String message = autoscalingBefore.getMessage() == null ? "" : autoscalingBefore.getMessage();
+            conditions.set(Conditions.AUTOSCALING, autoscalingBefore.getStatus(), autoscalingBefore.getReason(),
+                    message.endsWith(AS_BEFORE) ? message : message + AS_BEFORE);
+        } else {
+            conditions.set(Conditions.AUTOSCALING, findings.autoscalingActive(), findings.autoscalingReason(), findings.autoscalingMessage());
+        }
         Bottleneck.Diagnosis diagnosis = findings.bottleneck() != null ? findings.bottleneck()
                 : new Bottleneck.Diagnosis("Unknown", "NoFigures", "No executor node answered with its figures");
         conditions.set(Conditions.BOTTLENECK, diagnosis.status(), diagnosis.reason(), diagnosis.message());

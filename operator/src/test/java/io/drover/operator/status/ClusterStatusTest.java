@@ -118,6 +118,25 @@ class ClusterStatusTest {
         assertCondition(s, Conditions.READY, "False", "NotCreated", "The executor StatefulSet does not exist yet");
     }
 
+    /**
+     * A blocked or failed pass changes nothing, the autoscaler's objects included: Autoscaling
+     * says what the last applied pass found, not Blocked (KEDA went on scaling the cluster).
+     */
+    @Test
+    void aBlockedPassAfterAnAppliedOneKeepsTheAutoscalingItFound() {
+        ec.setStatus(ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"),
+                ClusterStatus.Findings.applied(true, "ScaledObjectReady", "KEDA scales between 1 and 10 nodes")));
+        ExecutorClusterStatus blocked = ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"),
+                ClusterStatus.Findings.blocked("Secret jobs-db", "SecretNotFound", "Secret jobs-db does not exist"));
+        String asBefore = "KEDA scales between 1 and 10 nodes (as the last applied pass found it: the latest spec is not"
+                + " applied, see Degraded)";
+        assertCondition(blocked, Conditions.AUTOSCALING, "True", "ScaledObjectReady", asBefore);
+        ec.setStatus(blocked);
+        assertCondition(ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"), ClusterStatus.Findings.reconcileFailed("boom")),
+                Conditions.AUTOSCALING, "True", "ScaledObjectReady", asBefore); // said once, however many passes
+        ec.setStatus(null);
+    }
+
     @Test
     void theOperatorsOwnProblemWinsOverThePods() {
         var problem = new PodProblems.Problem("Unschedulable", "no node fits");
