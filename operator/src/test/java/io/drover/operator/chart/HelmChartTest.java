@@ -554,6 +554,13 @@ class HelmChartTest {
         Result bad = template("--set", "image.pullPolicy=Sometimes");
         assertThat(bad.exit()).isNotZero();
         assertThat(bad.output()).contains("/image/pullPolicy");
+        // An image name with white space (a values file's trailing space) makes pods that cannot pull it.
+        for (String value : List.of("executorImage.repository=registry.example.com/drover ",
+                "flowableImage.tag=0.1.0\t", "image.repository=")) {
+            Result image = template("--set", value);
+            assertThat(image.exit()).as(value).isNotZero();
+            assertThat(image.output()).contains("/" + value.substring(0, value.indexOf('=')).replace('.', '/'));
+        }
         Result interval = template("--set", "figuresInterval=1m30s");
         assertThat(interval.exit()).as("a duration the operator's config cannot read").isNotZero();
         assertThat(interval.output()).contains("/figuresInterval");
