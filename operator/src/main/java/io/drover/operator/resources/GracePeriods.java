@@ -1,5 +1,6 @@
 package io.drover.operator.resources;
 
+import io.drover.contract.SettingChecks;
 import io.drover.contract.SettingDefaults;
 import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
@@ -11,8 +12,11 @@ import java.time.Duration;
  * A node that is asked to stop (scale-down, roll, drain, eviction) stops acquiring, hands its
  * queued jobs back at once, and lets its running jobs finish for shutdownGracePeriod; the pod
  * must outlive that (terminationGracePeriodSeconds), or the kubelet kills the jobs it just let
- * run. With {@code maxJobDuration} set, both follow it, and so does jobTimeout: a scale-down
- * then never cuts a running job.
+ * run. With {@code maxJobDuration} set, both follow it, and so does jobTimeout. Without it, on
+ * engine Drover, they follow the longest job timeout (jobTimeout, default 15m, and every
+ * jobTimeouts entry): either way a scale-down, roll or drain never cuts a running job. (The
+ * executor's own default of 30s cut every job longer than that and ran it again elsewhere.)
+ * Flowable has no job timeout: without maxJobDuration it keeps the executor's 30s.
  */
 public final class GracePeriods {
     /** The executor's own default shutdownGracePeriod. */
@@ -25,12 +29,52 @@ public final class GracePeriods {
     private GracePeriods() {
     }
 
-    /** The shutdownGracePeriod to give the executor when the spec leaves it to maxJobDuration, else null. */
+    /** Beyond shutdownGracePeriod when the user set terminationGracePeriodSeconds: the CRD's least margin. */
+    static final Duration LEAST_TERMINATION_MARGIN = Duration.ofSeconds(10);
+
+    /**
+     * The shutdownGracePeriod to give the executor when the spec leaves it out: maxJobDuration
+     * plus 10s; else, on engine Drover, the longest job timeout plus 10s, within a
+     * terminationGracePeriodSeconds the user set; else null (the executor's default).
+     */
     public static Duration derivedShutdownGracePeriod(ExecutorClusterSpec s) {
-        if (s.shutdownGracePeriod != null || s.maxJobDuration == null) {
+        if (s.shutdownGracePeriod != null) {
             return null;
         }
-        return KubeDurations.parse(s.maxJobDuration).plus(SHUTDOWN_MARGIN);
+        if (s.maxJobDuration != null) {
+            return KubeDurations.parse(s.maxJobDuration).plus(SHUTDOWN_MARGIN);
+        }
+        if (s.engine == Engine.Flowable) {
+            return null;
+        }
+        Duration derived = longestJobTimeout(s).plus(SHUTDOWN_MARGIN);
+        Duration longestSetting = KubeDurations.parse(SettingChecks.LONGEST);
+        if (derived.compareTo(longestSetting) > 0) {
+            derived = longestSetting; // the executor takes no longer duration
+        }
+        if (s.terminationGracePeriodSeconds != null) {
+            // The pod is killed then whatever the node waits for: it must stop waiting in time to
+            // write its last outcomes (the CRD keeps this at least the executor's 30s default).
+            Duration within = Duration.ofSeconds(s.terminationGracePeriodSeconds).minus(LEAST_TERMINATION_MARGIN);
+            if (within.compareTo(derived) < 0) {
+                derived = within;
+            }
+        }
+        return derived;
+    }
+
+    /** The longest a job may run on engine Drover: jobTimeout (the executor's default if unset) and every jobTimeouts entry. */
+    static Duration longestJobTimeout(ExecutorClusterSpec s) {
+        Duration longest = KubeDurations.parse(s.jobTimeout != null ? s.jobTimeout : SettingDefaults.JOB_TIMEOUT);
+        if (s.jobTimeouts != null) {
+            for (String timeout : s.jobTimeouts.values()) {
+                Duration d = KubeDurations.parse(timeout);
+                if (d.compareTo(longest) > 0) {
+                    longest = d;
+                }
+            }
+        }
+        return longest;
     }
 
     /**

@@ -88,7 +88,9 @@ class DesiredStateTest {
                 .containsEntry("QUARKUS_DATASOURCE_JDBC_URL",
                         "jdbc:postgresql://db.example.internal:5432/jobs?sslmode=require&ApplicationName=drover-executor");
         assertThat(env).as("settings the spec leaves out take the executor's defaults")
-                .doesNotContainKeys("DROVER_QUEUESIZE", "DROVER_MAXATTEMPTS", "DROVER_SHUTDOWNGRACEPERIOD");
+                .doesNotContainKeys("DROVER_QUEUESIZE", "DROVER_MAXATTEMPTS", "DROVER_JOBTIMEOUT");
+        assertThat(env).as("a stopping node waits for the longest job timeout (jobTimeout 15m by default)")
+                .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT15M10S");
         assertThat(env.keySet()).as("no credential ever goes in as a plain value")
                 .noneMatch(k -> k.contains("PASSWORD") || k.contains("TOKEN") || k.contains("USERNAME"));
     }
@@ -103,6 +105,31 @@ class DesiredStateTest {
                 .getSpec());
         assertThat(flowable).as("Flowable has no job timeout: maxJobDuration sets only the grace periods")
                 .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2M10S").doesNotContainKey("DROVER_JOBTIMEOUT");
+    }
+
+    /**
+     * Without maxJobDuration a stopping node still waits for its longest job (the executor's own
+     * 30s cut every longer job on a scale-down, roll or drain, and it ran again elsewhere), within
+     * a terminationGracePeriodSeconds the user set.
+     */
+    @Test
+    void withoutMaxJobDurationTheShutdownGraceFollowsTheLongestJobTimeout() {
+        ExecutorCluster longest = cluster("jobTimeout: 5m\njobTimeouts: {report: 2h, email: 10s}\n");
+        assertThat(ExecutorEnvironment.environment(longest.getSpec())).containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT2H10S")
+                .containsEntry("DROVER_JOBTIMEOUT", "PT5M");
+        assertThat(GracePeriods.terminationGracePeriodSeconds(longest.getSpec())).as("and the pod outlives it by 30 s")
+                .isEqualTo(2 * 3600 + 40);
+        ExecutorCluster podGrace = cluster("jobTimeout: 5m\nterminationGracePeriodSeconds: 120\n");
+        assertThat(ExecutorEnvironment.environment(podGrace.getSpec())).as("within the pod's grace the user set, 10 s for the last outcomes")
+                .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT1M50S");
+        assertThat(GracePeriods.terminationGracePeriodSeconds(podGrace.getSpec())).isEqualTo(120);
+        ExecutorCluster explicit = cluster("jobTimeout: 5m\nshutdownGracePeriod: 20s\n");
+        assertThat(ExecutorEnvironment.environment(explicit.getSpec())).as("what the user writes wins")
+                .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT20S");
+        ExecutorCluster flowable = cluster("engine: Flowable\nlockMode: Global\n");
+        assertThat(ExecutorEnvironment.environment(flowable.getSpec())).as("Flowable has no job timeout to follow")
+                .doesNotContainKey("DROVER_SHUTDOWNGRACEPERIOD");
+        assertThat(GracePeriods.terminationGracePeriodSeconds(flowable.getSpec())).isEqualTo(60);
     }
 
     @Test
