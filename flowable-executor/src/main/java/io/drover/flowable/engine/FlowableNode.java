@@ -243,18 +243,24 @@ public class FlowableNode {
             return;
         }
         AsyncExecutor executor = e.getProcessEngineConfiguration().getAsyncExecutor();
+        long graceEnds = System.nanoTime() + settings.shutdownGracePeriod().toNanos();
         try {
-            if (executor != null && executor.isActive()) {
-                executorConfiguration.setUnlockOwnedJobs(false);
-                executor.shutdown(); // acquisition, timer and expired-lock threads
-            }
+            // The pool first: Flowable's shutdown joins its acquisition threads without a bound
+            // (one waiting for the global lock waits out globalLockWaitTime), and meanwhile the
+            // pool went on starting queued jobs, and the last page acquired, after the stop began.
+            // Stopped, it refuses what the acquisition hands it, which Flowable hands back as it
+            // does a job its full queue refuses.
             List<Runnable> queued = jobThreads.stopTaking();
             if (!queued.isEmpty()) {
                 int kept = heldExecutor.handBack(queued);
                 LOG.infof("Handed back %d queued jobs%s", queued.size() - kept,
                         kept == 0 ? "" : "; " + kept + " could not be, and run elsewhere after lockExpiry");
             }
-            if (!jobThreads.awaitRunning(settings.shutdownGracePeriod())) {
+            if (executor != null && executor.isActive()) {
+                executorConfiguration.setUnlockOwnedJobs(false);
+                executor.shutdown(); // acquisition, timer and expired-lock threads
+            }
+            if (!jobThreads.awaitRunning(Duration.ofNanos(Math.max(0, graceEnds - System.nanoTime())))) {
                 LOG.warnf("Jobs still running after shutdownGracePeriod %s; their locks lapse after lockExpiry",
                         settings.shutdownGracePeriod());
             }

@@ -96,9 +96,10 @@ class HeldJobsTest {
 
     /**
      * Six jobs of 5 s on one thread: one runs, the others wait in the queue. Stopping, the node hands
-     * those back at once (unlocked, for another node) and lets the running one finish. Before, it
-     * ran the whole queue within shutdownGracePeriod, and jobs started after the stop began were
-     * killed with the pod and ran again elsewhere.
+     * those back at once (unlocked, for another node) and lets the running one finish, even while
+     * Flowable's own shutdown waits for its acquisition loops. Before, it ran the whole queue within
+     * shutdownGracePeriod, and jobs started after the stop began were killed with the pod and ran
+     * again elsewhere.
      */
     @Test
     @Order(2)
@@ -114,6 +115,12 @@ class HeldJobsTest {
         }
         assertThat(count("select count(*) from " + SCHEMA + ".act_ru_job where lock_owner_ = '" + OWNER + "'"))
                 .as("jobs this node acquired").isEqualTo(6);
+        // Another node holds Flowable's global acquire locks: this node's acquisition loops wait for
+        // them (globalLockWaitTime, 10 s), and Flowable's shutdown waits for its loops. The pool
+        // went on starting queued jobs meanwhile, after the stop had begun.
+        execute("update " + SCHEMA + ".act_ge_property set value_ = '" + Instant.now() + " - another-node'"
+                + " where name_ in ('acquireAsyncJobsLock', 'acquireTimerJobsLock')");
+        Thread.sleep(1000);
         long left = count("select count(*) from " + SCHEMA + ".act_ru_job");
         assertThat(left).as("jobs not run yet: one running, the others queued").isGreaterThanOrEqualTo(3);
 
