@@ -52,6 +52,15 @@ public class ExecutorNode {
     private volatile String waitingFor = "starting";
     private volatile ExecutorEngine engine;
     private volatile boolean started;
+    /**
+     * Guards the engine's making against the node's stop: a stop during start-up (a pod deleted
+     * while its schema migrates) interrupted the start-up thread, but JDBC and Flyway ignore
+     * interrupts, so the engine was made and started after the stop had closed nothing, and took
+     * jobs that the JVM's exit then cut. Either the stop comes first and no engine is made, or the
+     * engine is made first and the stop closes it.
+     */
+    private final Object making = new Object();
+    private boolean stopping;
     private AgroalDataSource enginePool;
     private Thread startup;
 
@@ -107,10 +116,15 @@ public class ExecutorNode {
                 LOG.info("Job execution disabled (drover.enabled=false)");
             } else {
                 LOG.infof("Job handlers: %s", handlers.types());
-                enginePool = PooledDataSource.forEngine(dataSource, settings.databaseTimeout());
-                ExecutorEngine e = new ExecutorEngine(settings, enginePool, handlers, new ExecutorMetrics(registry));
-                e.start();
-                engine = e;
+                synchronized (making) {
+                    if (stopping) {
+                        return; // stopped while the schema was being migrated: no engine
+                    }
+                    enginePool = PooledDataSource.forEngine(dataSource, settings.databaseTimeout());
+                    ExecutorEngine e = new ExecutorEngine(settings, enginePool, handlers, new ExecutorMetrics(registry));
+                    e.start();
+                    engine = e;
+                }
             }
             started = true;
         } catch (DatabaseStartup.Failed e) {
@@ -154,12 +168,18 @@ public class ExecutorNode {
         if (startup != null && startup.isAlive()) {
             startup.interrupt();
         }
-        ExecutorEngine e = engine;
+        ExecutorEngine e;
+        AgroalDataSource pool;
+        synchronized (making) {
+            stopping = true;
+            e = engine;
+            pool = enginePool;
+        }
         if (e != null) {
             e.close();
         }
-        if (enginePool != null) {
-            enginePool.close();
+        if (pool != null) {
+            pool.close();
         }
     }
 
