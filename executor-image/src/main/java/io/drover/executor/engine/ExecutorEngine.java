@@ -194,6 +194,7 @@ public final class ExecutorEngine implements AutoCloseable {
         state = State.STOPPING;
         long deadline = System.nanoTime() + settings.shutdownGracePeriod().toNanos();
         try {
+            pool.beginStopping();
             acquirer.stop();
             releaseUnstarted(pool.stopAndDrainQueued());
             if (!pool.awaitRunningJobs(deadline)) {

@@ -269,9 +269,10 @@ final class WorkerPool {
                     return;
                 }
                 marked = watched;
-                if (Thread.currentThread().isInterrupted()) {
-                    // Shut down while its start was being written (JobStarter.start): not run; the
-                    // handler below gives back what the mark charged.
+                if (stopping || Thread.currentThread().isInterrupted()) {
+                    // The node began to stop while this job came through the gate or its start was
+                    // being written (JobStarter.start): not run, for a job started after the stop
+                    // began may be cut by it; the handler below gives back what the mark charged.
                     throw new InterruptedException("shut down as it started");
                 }
                 if (!held.start(lease)) {
@@ -474,6 +475,14 @@ final class WorkerPool {
                 throw new IllegalStateException("queue full despite reservation: a bug in slot accounting");
             }
         }
+    }
+
+    /**
+     * From now on no job starts: one a worker has taken is handed back at no cost. Called as the
+     * node begins to stop, before the acquirer's stop (which may wait for its statement).
+     */
+    void beginStopping() {
+        stopping = true;
     }
 
     /** Stops the workers taking new jobs and returns the jobs that were queued but not started. */
