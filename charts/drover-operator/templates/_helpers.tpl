@@ -154,6 +154,16 @@ equal), the other option variables and LD_* nothing at all.
 {{- define "drover-operator.jvmOptionsRefused" -}}
 -XX:[+-]?(OnError|OnOutOfMemoryError|Flags|VMOptionsFile|StartAttachListener|EnableDynamicAgentLoading|CRaCCheckpointTo|CRaCRestoreFrom|AOT[A-Za-z]*|SharedArchiveFile|ArchiveClassesAtExit|SharedClassListFile|SharedArchiveConfigFile|ExtraSharedClassListFile|DumpLoadedClassList|[A-Za-z]*JVMCI[A-Za-z]*)
 {{- end -}}
+{{- /*
+Settings that make the executor load code (handler jars, Flowable process models with their
+classes) from a directory, or write a file where it names: the operator never sets them, and a
+stolen token could point them at a Secret it mounted. Compared as the executor reads names
+(case-insensitive, '.' and '-' as '_').
+*/ -}}
+{{- define "drover-operator.codeEnvRefused" -}}
+['DROVER_HANDLERSDIR', 'DROVER_FLOWABLE_PROCESSESDIR', 'DROVER_TERMINATIONMESSAGEPATH']
+{{- end -}}
+
 {{- define "drover-operator.jvmEnvRefused" -}}
 ['JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JDK_AOT_VM_OPTIONS']
 {{- end -}}

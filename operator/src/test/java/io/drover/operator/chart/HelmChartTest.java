@@ -356,6 +356,10 @@ class HelmChartTest {
                 "JDK_JAVA_OPTIONS", "-Xmx1g", null)));
         containers.put("LD_PRELOAD", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
                 "LD_PRELOAD", "/tmp/a.so", null)));
+        containers.put("handler jars from a mounted Secret", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "drover.handlersDir", "/etc/drover/database-ca", null)));
+        containers.put("process models from a mounted Secret", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "DROVER_FLOWABLE_PROCESSESDIR", "/tmp", null)));
         containers.put("a Secret as environment", c -> c.setEnvFrom(List.of(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
                 .withNewSecretRef().withName("jobs-api").endSecretRef().build())));
         containers.put("a ConfigMap as environment (LD_PRELOAD from a key PRELOAD under a prefix)", c -> c.setEnvFrom(List.of(
