@@ -37,7 +37,16 @@ final class SpecGuards {
                     return Optional.of("spec.env[" + i + "].name: " + e.name + " is set by the operator from the"
                             + " ExecutorCluster's own fields, or would change how the executor reads them: set the field instead");
                 }
+                if (ExtraEnvVar.expands(e.value)) {
+                    return Optional.of("spec.env[" + i + "].value: " + ExtraEnvVar.EXPRESSION_MESSAGE);
+                }
             }
+        }
+        // The keys of jobTimeouts reach the executor inside one environment value (JSON); the CRD
+        // cannot afford a rule over map keys of no bounded length, so the operator checks them.
+        if (spec.jobTimeouts != null && spec.jobTimeouts.keySet().stream().anyMatch(ExtraEnvVar::expands)) {
+            return Optional.of("spec.jobTimeouts: job types may not contain '${': the executor's configuration would"
+                    + " expand it to another setting's value");
         }
         return Optional.empty();
     }

@@ -118,6 +118,7 @@ class ExecutorClusterSchemaTest {
             env: [{name: LD_AUDIT, value: /etc/drover/database-ca/ca.crt}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: ld_preload, value: /tmp/x.so}]  | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: drover.handlersDir, value: /tmp}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: DROVER_HTTP_URL, value: "https://x/?t=${drover.api.token}"}] | spec.env[0].value: Invalid value: "object": values may not contain '${'
             env: [{name: JDK_AOT_VM_OPTIONS, value: "-XX:OnError=x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             jvmOptions: -XX:AOTCacheOutput=/tmp/a.aot   | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Xmx1g -XX:SharedArchiveFile=/etc/drover/database-ca/ca.crt | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only

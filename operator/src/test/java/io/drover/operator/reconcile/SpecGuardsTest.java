@@ -2,6 +2,7 @@ package io.drover.operator.reconcile;
 
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.operator.api.v1alpha1.ExtraEnvVar;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -48,5 +49,21 @@ class SpecGuardsTest {
     @org.junit.jupiter.api.Test
     void aClusterWithoutSpecIsRefusedNamingSpec() {
         assertThat(SpecGuards.refusal(null)).hasValueSatisfying(m -> assertThat(m).startsWith("spec: required"));
+    }
+
+    /**
+     * The executor's configuration expands ${name} in every value it reads: an env value or a job
+     * type holding one handed the author another setting's value (the API token, the password).
+     */
+    @Test
+    void valuesTheExecutorsConfigurationWouldExpandAreRefused() {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.env = List.of(new ExtraEnvVar("DROVER_HTTP_URL", "https://x.example/?t=${drover.api.token}"));
+        assertThat(SpecGuards.refusal(spec)).hasValue("spec.env[0].value: " + ExtraEnvVar.EXPRESSION_MESSAGE);
+        spec.env = List.of(new ExtraEnvVar("DROVER_HTTP_URL", "https://x.example/?t=$5{}"));
+        spec.jobTimeouts = java.util.Map.of("r${quarkus.datasource.password}", "1m");
+        assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).startsWith("spec.jobTimeouts: "));
+        spec.jobTimeouts = java.util.Map.of("report", "1m");
+        assertThat(SpecGuards.refusal(spec)).isEmpty();
     }
 }

@@ -34,7 +34,24 @@ import io.fabric8.generator.annotation.ValidationRule;
         message = "this variable is set by the operator from the ExecutorCluster's own fields (executor settings, database,"
                 + " API tokens, jvmOptions) or would change how the executor reads them (profiles, config sources):"
                 + " set the field instead")
+@ValidationRule(value = "!has(self.value) || !self.value.contains('${')", fieldPath = ".value",
+        message = ExtraEnvVar.EXPRESSION_MESSAGE)
 public class ExtraEnvVar {
+    /**
+     * The executor's configuration expands {@code ${name}} in every value it reads, environment
+     * variables included: a value such as {@code https://x/?t=${drover.api.token}} handed the
+     * cluster's API token, or the database password, to whoever wrote the ExecutorCluster,
+     * through an http job's URL or a start-up error's termination message. ({@code $(VAR)}, the
+     * kubelet's form, is written as a literal: {@code ExecutorStatefulSet.literal}.)
+     */
+    public static final String EXPRESSION_MESSAGE = "values may not contain '${': the executor's configuration would"
+            + " expand it to another setting's value (the API token, the database password)";
+
+    /** Whether a value holds an expression the executor's configuration would expand. */
+    public static boolean expands(String value) {
+        return value != null && value.contains("${");
+    }
+
     /**
      * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
      * settings of the pod template (ExecutorEnvironment), JAVA_TOOL_OPTIONS (jvmOptions) and the other
