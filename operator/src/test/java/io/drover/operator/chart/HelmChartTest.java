@@ -247,6 +247,7 @@ class HelmChartTest {
         for (String ns : List.of("vap-system", "vap-team")) {
             kubectl("create", "namespace", ns);
         }
+        TestCluster.get().installKedaCrds(); // its ScaledObjects and TriggerAuthentications
         install("vap", "vap-system", "--set", "watchNamespaces={vap-team}");
         String sa = "--as=system:serviceaccount:vap-system:vap-drover-operator";
         ExecutorCluster owner = Clusters.create(TestCluster.get().client(), "vap-team", Clusters.yaml("jobs", ""));
@@ -275,10 +276,35 @@ class HelmChartTest {
         // Its own object whose label someone removed: its next write puts the label back.
         Path own = Files.createTempFile("jobs-service", ".yaml");
         Files.writeString(own, "apiVersion: v1\nkind: Service\nmetadata:\n  name: jobs-nodes\n  namespace: vap-team\n"
-                + ownedBy(owner) + "spec: {ports: [{port: 80}]}\n");
+                + ownedBy(owner) + "spec: {ports: [{port: 80}], selector: {app.kubernetes.io/name: drover-executor,"
+                + " app.kubernetes.io/instance: jobs}}\n");
         assertThat(kubectl("create", "-f", own.toString()).exit()).isZero();
         Result relabel = kubectl(sa, "-n", "vap-team", "label", "service", "jobs-nodes", "app.kubernetes.io/managed-by=drover-operator");
         assertThat(relabel.exit()).as(relabel.output()).isZero();
+        // What it writes is shaped as it makes it, for its own cluster's executors.
+        Map<String, String> misshapen = Map.of(
+                "externalIPs", "apiVersion: v1\nkind: Service\nmetadata:\n  name: jobs-mitm\n  namespace: vap-team\n"
+                        + labelledAndOwnedBy(owner) + "spec: {ports: [{port: 80}], externalIPs: [10.0.0.1],"
+                        + " selector: {app.kubernetes.io/name: drover-executor, app.kubernetes.io/instance: jobs}}\n",
+                "a LoadBalancer", "apiVersion: v1\nkind: Service\nmetadata:\n  name: jobs-lb\n  namespace: vap-team\n"
+                        + labelledAndOwnedBy(owner) + "spec: {type: LoadBalancer, ports: [{port: 80}],"
+                        + " selector: {app.kubernetes.io/name: drover-executor, app.kubernetes.io/instance: jobs}}\n",
+                "a NetworkPolicy over every pod", "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n"
+                        + "  name: jobs-all\n  namespace: vap-team\n" + labelledAndOwnedBy(owner)
+                        + "spec: {podSelector: {}, policyTypes: [Ingress]}\n",
+                "a PodDisruptionBudget over another workload", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n"
+                        + "  name: jobs-block\n  namespace: vap-team\n" + labelledAndOwnedBy(owner)
+                        + "spec: {maxUnavailable: 0, selector: {matchLabels: {app: web}}}\n",
+                "a ScaledObject of another workload", "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n"
+                        + "  name: jobs-dns\n  namespace: vap-team\n" + labelledAndOwnedBy(owner)
+                        + "spec: {scaleTargetRef: {kind: Deployment, name: coredns}, triggers: [{type: cpu, metadata: {value: '50'}}]}\n");
+        for (var m : misshapen.entrySet()) {
+            Path file = Files.createTempFile("misshapen", ".yaml");
+            Files.writeString(file, m.getValue());
+            Result r = kubectl(sa, "create", "--dry-run=server", "-f", file.toString());
+            assertThat(r.exit()).as(m.getKey() + ": " + r.output()).isNotZero();
+            assertThat(r.output()).as(m.getKey()).contains("the drover operator writes only").contains("is not one");
+        }
         // ConfigMaps: it deletes an older operator's settings ConfigMap of its own, no one else's.
         Path settings = Files.createTempFile("jobs-config", ".yaml");
         Files.writeString(settings, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: jobs-config\n  namespace: vap-team\n"
@@ -444,6 +470,10 @@ class HelmChartTest {
     }
 
     /** The ownerReferences line of a manifest's metadata: the cluster controls the object. */
+    private static String labelledAndOwnedBy(ExecutorCluster ec) {
+        return "  labels: {app.kubernetes.io/managed-by: drover-operator}\n" + ownedBy(ec);
+    }
+
     private static String ownedBy(ExecutorCluster ec) {
         return "  ownerReferences: [{apiVersion: drover.io/v1alpha1, kind: ExecutorCluster, name: " + ec.getMetadata().getName()
                 + ", uid: " + ec.getMetadata().getUid() + ", controller: true}]\n";
