@@ -18,8 +18,11 @@ import io.drover.operator.api.v1alpha1.AutoscalingSpec;
  * <li>due timers: {@code act_ru_timer_job} rows due and not held, through Flowable's
  * {@code act_idx_timer_job_duedate}, up to the cap: due timers are work a node would move into
  * the job table and run.
- * <li>running: {@code act_ru_job} rows a node holds, per owner up to {@code threads}; a node's
- * queued jobs are held too but a new node could not take them.
+ * <li>running: {@code act_ru_job} rows a node holds, and {@code act_ru_timer_job} rows a node
+ * holds while it moves them into the job table, per owner up to {@code threads}; a node's
+ * queued jobs are held too but a new node could not take them. A timer held by a node that went
+ * away (Flowable does not wait for its timer moves as it stops) is neither due nor a job: counted
+ * here, it wakes a fleet scaled to zero, whose expired-lock sweep then frees it.
  * </ul>
  */
 public final class FlowableBacklogQuery {
@@ -39,7 +42,9 @@ public final class FlowableBacklogQuery {
     /** The jobs Flowable nodes run, for the second trigger ({@link BacklogQuery#runningSql}). */
     public static String runningSql(String schema, int threads) {
         String s = schema == null ? SettingDefaults.SCHEMA : schema;
-        return "select coalesce(sum(least(n, " + threads + ")), 0) from (select count(*) as n from " + s
-                + ".act_ru_job where lock_owner_ is not null and scope_type_ is null group by lock_owner_) as held";
+        return "select coalesce(sum(least(n, " + threads + ")), 0) from (select count(*) as n from (select lock_owner_ from "
+                + s + ".act_ru_job where lock_owner_ is not null and scope_type_ is null union all select lock_owner_ from "
+                + s + ".act_ru_timer_job where lock_owner_ is not null and scope_type_ is null) as locked group by lock_owner_)"
+                + " as held";
     }
 }
