@@ -268,6 +268,11 @@ final class CompletionLoop implements OutcomeBacklog {
         if (noneHeld && !unwritable.isEmpty()) { // the first held: tried again in UNWRITABLE_RETRY (then retryUnwritable)
             unwritableRetryAt = System.nanoTime() + UNWRITABLE_RETRY.toNanos();
         }
+        if (unwritable.size() < unwritableCount) {
+            synchronized (batchTaken) { // fewer held: room for the acquirer waiting in awaitAtMost
+                batchTaken.notifyAll();
+            }
+        }
         unwritableCount = unwritable.size();
         return settled;
     }

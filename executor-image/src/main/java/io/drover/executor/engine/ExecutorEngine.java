@@ -93,7 +93,7 @@ public final class ExecutorEngine implements AutoCloseable {
         // one full write, before it stops acquiring (AcquisitionLoop).
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
                 database, heartbeats, metrics, settings.acquirePageSize(), completions,
-                Math.max(settings.queueSize(), settings.completionBatchSize()), settings.acquireInterval(), sql,
+                maxUnwrittenOutcomes(), settings.acquireInterval(), sql,
                 maintenance, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
@@ -275,6 +275,14 @@ public final class ExecutorEngine implements AutoCloseable {
         if (workers != null) {
             problems.add(workers);
         }
+        int held = completions.unwritable();
+        if (held >= maxUnwrittenOutcomes()) {
+            // Every outcome refused (a storage fault on the job table, a grant revoked in a way no
+            // probe sees): the node holds as many as it may and takes no more jobs; say so.
+            problems.add(held + " finished jobs' outcomes the database refuses to store, not even as dead letters:"
+                    + " the node takes no more jobs (the log names them and the database's reason: \"could not be written"
+                    + " at all\")");
+        }
         long stalled = completions.stalledNanos();
         if (stalled > settings.stallTimeout().toNanos() && database.reachable()) {
             // The database answers, yet outcomes cannot be written (a permission, a trigger):
@@ -283,6 +291,11 @@ public final class ExecutorEngine implements AutoCloseable {
                     + " s while the database answers: " + completions.lastProblem());
         }
         return problems;
+    }
+
+    /** Outcomes waiting (or held) past which the node takes no more jobs. */
+    private int maxUnwrittenOutcomes() {
+        return Math.max(settings.queueSize(), settings.completionBatchSize());
     }
 
     public String owner() {

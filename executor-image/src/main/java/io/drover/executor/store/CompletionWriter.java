@@ -93,7 +93,7 @@ public final class CompletionWriter {
     private final String retry;
     private final String defer;
     private final String deadLetter;
-    private final String writeProbe;
+    private final List<String> writeProbes;
 
     public CompletionWriter(JobSql sql, String owner) {
         this.owner = owner;
@@ -103,7 +103,7 @@ public final class CompletionWriter {
         this.retry = sql.retry();
         this.defer = sql.defer();
         this.deadLetter = sql.deadLetter();
-        this.writeProbe = sql.writeProbe();
+        this.writeProbes = sql.writeProbes();
     }
 
     /** Writes the batch; see the class comment for outcomes the database refuses. */
@@ -118,7 +118,7 @@ public final class CompletionWriter {
         // Outcome by outcome: a row's own failure (rowRefused) is dead-lettered with its reason.
         // Another failure (58030, XX001, a 42 from a user trigger) may be the row's or the
         // server's: it is taken for the row's when the database took other writes of this batch,
-        // or, when it took none, a write that touches no row (writeProbe); for the server's when
+        // or, when it took none, writes that touch no row (writeProbes); for the server's when
         // that fails too, and then the whole batch is written again later. (Without the probe an
         // outcome refused alone was retried for good, holding up every outcome behind it until
         // liveness restarted the node, and the job ran again after each restart.)
@@ -152,17 +152,19 @@ public final class CompletionWriter {
         return new Result(written, refused, unwritable);
     }
 
-    /** Whether the database takes a write that touches no row (writeProbe). */
+    /** Whether the database takes writes of the outcomes' shapes that touch no row (writeProbes). */
     private boolean takesWrites(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(writeProbe)) {
-            ps.executeUpdate();
-            return true;
-        } catch (SQLException e) {
-            if (SqlErrors.worthRetrying(e)) {
-                throw e;
+        for (String probe : writeProbes) {
+            try (PreparedStatement ps = c.prepareStatement(probe)) {
+                ps.executeUpdate();
+            } catch (SQLException e) {
+                if (SqlErrors.worthRetrying(e)) {
+                    throw e;
+                }
+                return false;
             }
-            return false;
         }
+        return true;
     }
 
     /** Moves the job of a refused outcome to dead letters with the reason; the rows changed. */

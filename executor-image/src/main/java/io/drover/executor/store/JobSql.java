@@ -2,6 +2,8 @@ package io.drover.executor.store;
 
 import io.drover.contract.JobSchema;
 
+import java.util.List;
+
 import static io.drover.contract.JobSchema.ACQUIRE_ORDER;
 import static io.drover.contract.JobSchema.DUE_AND_UNLOCKED;
 import static io.drover.contract.JobSchema.HELD;
@@ -216,12 +218,17 @@ public final class JobSql {
     }
 
     /**
-     * A write to the job table that changes no row: whether the database takes the engine's
-     * writes at all (not read-only, the table there and writable), as against one row's trouble
-     * (its trigger, a corrupt page). No row-level trigger fires, since no row is touched.
+     * Writes of the shapes outcomes take (an update and a delete of job rows, an insert of a dead
+     * letter) that change no row: whether the database takes the engine's writes at all (not
+     * read-only, the tables there, the rights granted), as against one row's trouble (its
+     * trigger, a foreign key onto it). No row-level trigger fires, since no row is touched; a
+     * fault of the table's storage that fails every row's change passes too (the loop holds those
+     * outcomes, and liveness says so once they are more than the node may hold).
      */
-    public String writeProbe() {
-        return "update " + job + " set version = version where false";
+    public List<String> writeProbes() {
+        return List.of("update " + job + " set version = version where false",
+                "delete from " + job + " where false",
+                "insert into " + t.deadLetter() + " select * from " + t.deadLetter() + " where false");
     }
 
     /**

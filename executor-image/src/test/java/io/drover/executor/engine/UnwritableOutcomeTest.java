@@ -139,4 +139,35 @@ class UnwritableOutcomeTest {
         assertThat(guardedRuns.get()).as("runs of the guarded job").isEqualTo(1);
         assertThat(jobs.deadLetters()).isZero();
     }
+
+    /**
+     * Every outcome refused alike (a storage fault of the job table fails every row's delete, as
+     * SQLState 58030), while writes that touch no row pass: the node holds the outcomes, takes no
+     * more jobs once it holds as many as it may (queueSize 4 here), and liveness says so, so the
+     * pod is restarted rather than left idle with health green.
+     */
+    @Test
+    void aNodeHoldingAsManyRefusedOutcomesAsItMayTakesNoMoreJobsAndSaysSo() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.io_error() returns trigger language plpgsql as $$ begin"
+                + " raise exception 'could not write block' using errcode = '58030'; end $$");
+        jobs.execute("create trigger io_error before delete on {s}.job for each row execute function {s}.io_error()");
+        jobs.enqueue(20, io.drover.executor.testing.RecordingHandler.TYPE, "", 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(2).queueSize(4).acquirePageSize(4)
+                .completionBatchSize(4).lockExpiry(Duration.ofSeconds(4)),
+                List.of(new io.drover.executor.testing.RecordingHandler(db, schema, "n")), registry)) {
+            Jobs.await("liveness says the node holds as many refused outcomes as it may", Duration.ofSeconds(30),
+                    () -> engine.stuck().stream().anyMatch(p -> p.contains("outcomes the database refuses to store")));
+            long held = (long) registry.get("drover.completion.unwritable").gauge().value();
+            Thread.sleep(2000);
+            assertThat(jobs.executions()).as("no job taken past the bound").isLessThanOrEqualTo(held + 2 + 4);
+            jobs.execute("drop trigger io_error on {s}.job"); // the storage recovers
+            Jobs.await("every job done once the database takes the outcomes", Duration.ofSeconds(60),
+                    () -> jobs.jobsLeft() == 0);
+            assertThat(engine.stuck()).isEmpty();
+        }
+        assertThat(jobs.deadLetters()).isZero();
+    }
 }
