@@ -85,12 +85,15 @@ final class JobRunner {
 
     /**
      * A suspect whose decisive run (one more crash makes it poison) must run alone, on a node whose
-     * running jobs did not end within {@link ExecutionGate#SOLO_WAIT}: handed back (no attempt
-     * charged, its start mark not yet written) for a node that can run it alone now.
+     * running jobs did not end within {@link ExecutionGate#SOLO_WAIT}: handed back, due again a
+     * minute later, for a node that can run it alone then. Nothing charged (no attempt, its start
+     * mark not yet written) and not counted as a hand-back: on a fleet always busy with long jobs,
+     * sixty of them dead-lettered as poison a job never shown to be one.
      */
     Outcome notAloneHere(AcquiredJob job) {
-        return handBack(job, "its decisive run (one more crash makes it poison) runs alone on a node, and the jobs"
-                + " running on node " + nodeName + " did not end within " + ExecutionGate.SOLO_WAIT.toSeconds() + " s", 0);
+        return new Outcome.Retry(job, RetryPolicy.DEFER_DELAY.toMillis(), "its decisive run (one more crash makes it"
+                + " poison) runs alone on a node, and the jobs running on node " + nodeName + " did not end within "
+                + ExecutionGate.SOLO_WAIT.toSeconds() + " s; handed back for a node that can run it alone", 0);
     }
 
     /**

@@ -67,11 +67,17 @@ final class HeldJobsExecutor extends DefaultAsyncJobExecutor {
         if (run != null) {
             run.taken(); // before the pool may start it: its end gives the id back
         }
-        boolean taken = super.executeAsyncJob(job, runnable);
-        if (!taken && run != null) {
-            run.given(); // the queue was full: Flowable handed it back
+        boolean taken = false;
+        try {
+            taken = super.executeAsyncJob(job, runnable);
+            return taken;
+        } finally {
+            if (!taken && run != null) {
+                // The queue was full: Flowable handed it back, or failed to (its unacquire threw,
+                // the database away). Either way this node does not hold it: its lock must lapse.
+                run.given();
+            }
         }
-        return taken;
     }
 
     /**
