@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>All bodies at once: within {@link BodyBudget} ({@code drover.api.maxBodyBytesInFlight}),
  * else 503 with Retry-After. A body sent without a length counts as the largest the server takes.
+ * A body's room comes back when its call ends, or its connection closes: one whose sender stalls
+ * mid-body holds it until the server's idle timeout ({@code quarkus.http.idle-timeout}, 2 minutes).
  *
  * <p>Refusals are written while the body is still coming. For callers that carry the write token
  * (the only ones whose bodies the API takes) the connection reads the rest and drops it, so a
@@ -73,8 +75,13 @@ public class BodyLimit {
                     length, true);
             return;
         }
-        boolean chunked = ctx.request().getHeader("Transfer-Encoding") != null;
-        long bytes = chunked ? maxBytes : Math.max(length, 0);
+        // Without a length (chunked over HTTP/1.1; any body over HTTP/2 may come so, with no
+        // Transfer-Encoding), a body counts as the largest the server takes.
+        boolean mayCarryBody = switch (ctx.request().method().name()) {
+            case "POST", "PUT", "PATCH" -> true;
+            default -> ctx.request().getHeader("Transfer-Encoding") != null;
+        };
+        long bytes = length >= 0 ? length : mayCarryBody ? maxBytes : 0;
         if (bytes == 0) {
             ctx.next();
             return;
