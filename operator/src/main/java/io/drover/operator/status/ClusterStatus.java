@@ -140,6 +140,7 @@ public final class ClusterStatus {
         long generation = ec.getMetadata().getGeneration() == null ? 0 : ec.getMetadata().getGeneration();
         ExecutorClusterStatus previous = ec.getStatus();
         Conditions conditions = new Conditions(previous == null ? null : previous.conditions, generation);
+        Autoscaling autoscaling = Autoscaling.of(previous, findings);
         ExecutorClusterStatus s = new ExecutorClusterStatus();
         s.observedGeneration = generation;
         s.selector = Labels.selectorString(ec);
@@ -180,12 +181,12 @@ public final class ClusterStatus {
             } else {
                 conditions.set(Conditions.PROGRESSING, false, "UpToDate", "All " + desired + " executor nodes run the current configuration");
             }
-            if (desired == 0 && autoscalerDown(ec, findings)) {
+            if (desired == 0 && autoscalerDown(ec, autoscaling)) {
                 // Nothing runs, and what would start a node for the first due job cannot: due jobs
                 // would wait for good behind a Ready cluster.
                 conditions.set(Conditions.READY, false, "ScaledToZeroWithoutAutoscaler", "No executor node runs, and"
-                        + " the autoscaler that starts one when jobs are due is not working (" + findings.autoscalingReason()
-                        + "): " + findings.autoscalingMessage());
+                        + " the autoscaler that starts one when jobs are due is not working (" + autoscaling.reason()
+                        + "): " + autoscaling.message());
             } else if (desired == 0) {
                 conditions.set(Conditions.READY, true, "ScaledToZero", "No executor node is wanted now");
             } else if (ready >= desired) {
@@ -211,17 +212,7 @@ public final class ClusterStatus {
         } else {
             conditions.set(Conditions.DEGRADED, false, "AsExpected", "The operator applied the latest spec");
         }
-        Condition autoscalingBefore = previous == null ? null : Conditions.find(previous.conditions, Conditions.AUTOSCALING);
-        if (!findings.specApplied() && autoscalingBefore != null && autoscalingBefore.getReason() != null
-                && !Set.of(BLOCKED, RECONCILE_FAILED_AUTOSCALING).contains(autoscalingBefore.getReason())) {
-            // The pass changed nothing, the autoscaler's objects included: it scales as the last
-            // applied pass found it (it said Blocked while KEDA went on scaling the cluster).
-            String message = autoscalingBefore.getMessage() == null ? "" : autoscalingBefore.getMessage();
-            conditions.set(Conditions.AUTOSCALING, autoscalingBefore.getStatus(), autoscalingBefore.getReason(),
-                    message.endsWith(AS_BEFORE) ? message : message + AS_BEFORE);
-        } else {
-            conditions.set(Conditions.AUTOSCALING, findings.autoscalingActive(), findings.autoscalingReason(), findings.autoscalingMessage());
-        }
+        conditions.set(Conditions.AUTOSCALING, autoscaling.status(), autoscaling.reason(), autoscaling.message());
         Bottleneck.Diagnosis diagnosis = findings.bottleneck() != null ? findings.bottleneck()
                 : new Bottleneck.Diagnosis("Unknown", "NoFigures", "No executor node answered with its figures");
         conditions.set(Conditions.BOTTLENECK, diagnosis.status(), diagnosis.reason(), diagnosis.message());
@@ -245,12 +236,32 @@ public final class ClusterStatus {
     }
 
     /** Autoscaling is asked for, and KEDA is missing or its ScaledObject is not ready (Autoscaler's outcomes). */
-    private static boolean autoscalerDown(ExecutorCluster ec, Findings findings) {
+    private static boolean autoscalerDown(ExecutorCluster ec, Autoscaling autoscaling) {
         var a = ec.getSpec() == null ? null : ec.getSpec().autoscaling;
-        return a != null && Boolean.TRUE.equals(a.enabled) && !findings.autoscalingActive()
-                && (Autoscaler.KEDA_NOT_INSTALLED.equals(findings.autoscalingReason())
-                || Autoscaler.SCALED_OBJECT_NOT_READY.equals(findings.autoscalingReason())
-                || Autoscaler.SCALED_OBJECT_REFUSED.equals(findings.autoscalingReason()));
+        return a != null && Boolean.TRUE.equals(a.enabled) && !"True".equals(autoscaling.status())
+                && (Autoscaler.KEDA_NOT_INSTALLED.equals(autoscaling.reason())
+                || Autoscaler.SCALED_OBJECT_NOT_READY.equals(autoscaling.reason())
+                || Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscaling.reason()));
+    }
+
+    /**
+     * The Autoscaling condition this pass reports: what it found; or, for a blocked or failed pass
+     * after an applied one, what the applied one found (the pass changed nothing, the autoscaler's
+     * objects included: it said Blocked while KEDA went on scaling the cluster), saying so. Ready
+     * reads the same (ScaledToZeroWithoutAutoscaler).
+     */
+    private record Autoscaling(String status, String reason, String message) {
+        static Autoscaling of(ExecutorClusterStatus previous, Findings findings) {
+            Condition before = previous == null ? null : Conditions.find(previous.conditions, Conditions.AUTOSCALING);
+            if (!findings.specApplied() && before != null && before.getReason() != null
+                    && !Set.of(BLOCKED, RECONCILE_FAILED_AUTOSCALING).contains(before.getReason())) {
+                String message = before.getMessage() == null ? "" : before.getMessage();
+                return new Autoscaling(before.getStatus(), before.getReason(),
+                        message.endsWith(AS_BEFORE) ? message : message + AS_BEFORE);
+            }
+            return new Autoscaling(findings.autoscalingActive() ? "True" : "False", findings.autoscalingReason(),
+                    findings.autoscalingMessage());
+        }
     }
 
     private static int nz(Integer i) {

@@ -134,6 +134,17 @@ class ClusterStatusTest {
         ec.setStatus(blocked);
         assertCondition(ClusterStatus.of(ec, sts(3, 3, 3, 3, "r1", "r1"), ClusterStatus.Findings.reconcileFailed("boom")),
                 Conditions.AUTOSCALING, "True", "ScaledObjectReady", asBefore); // said once, however many passes
+        // Ready reads the same: scaled to zero with KEDA not working is not Ready, blocked pass or not.
+        ec.getSpec().autoscaling = new io.drover.operator.api.v1alpha1.AutoscalingSpec();
+        ec.getSpec().autoscaling.enabled = true;
+        ec.setStatus(ClusterStatus.of(ec, sts(0, 0, 0, 0, "r1", "r1"),
+                ClusterStatus.Findings.applied(false, "KedaNotInstalled", "KEDA's CRDs are not installed")));
+        ExecutorClusterStatus zero = ClusterStatus.of(ec, sts(0, 0, 0, 0, "r1", "r1"),
+                ClusterStatus.Findings.blocked("Secret jobs-db", "SecretNotFound", "gone"));
+        assertCondition(zero, Conditions.READY, "False", "ScaledToZeroWithoutAutoscaler", "No executor node runs, and the"
+                + " autoscaler that starts one when jobs are due is not working (KedaNotInstalled): KEDA's CRDs are not"
+                + " installed (as the last applied pass found it: the latest spec is not applied, see Degraded)");
+        ec.getSpec().autoscaling = null;
         ec.setStatus(null);
     }
 
