@@ -27,6 +27,7 @@ public final class JobEnqueuer {
     private final String insertSql;
     private final String claimKey;
     private final String claimWait;
+    private final String claimWaitEnds;
     private final String setKeyIds;
     private final String keyOf;
     private final String pruneKeys;
@@ -37,6 +38,7 @@ public final class JobEnqueuer {
         this.insertSql = sql.insertJob();
         this.claimKey = sql.claimEnqueueKey();
         this.claimWait = sql.claimWaitsAtMost();
+        this.claimWaitEnds = sql.claimWaitEnds();
         this.setKeyIds = sql.setEnqueueKeyIds();
         this.keyOf = sql.enqueueKeyOf();
         this.pruneKeys = sql.pruneEnqueueKeys();
@@ -103,6 +105,14 @@ public final class JobEnqueuer {
                     try (ResultSet rs = ps.executeQuery()) {
                         ours = rs.next();
                     }
+                } catch (SQLException e) {
+                    if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                        throw new KeyInUseFailure(e);
+                    }
+                    throw e;
+                }
+                try (PreparedStatement ps = c.prepareStatement(claimWaitEnds)) {
+                    ps.execute();
                 }
                 // After the claim, which is the only statement here that may wait for another
                 // call: the prune skips the keys others hold, so no two calls wait for each other.
@@ -124,11 +134,15 @@ public final class JobEnqueuer {
                 throw new KeyReused();
             }
             return done;
-        } catch (SQLException e) {
-            if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
-                throw new KeyInUse();
-            }
-            throw e;
+        } catch (KeyInUseFailure e) {
+            throw new KeyInUse();
+        }
+    }
+
+    /** The claim's own wait ran out (only it: the rest of the transaction waits as the session does). */
+    private static final class KeyInUseFailure extends SQLException {
+        KeyInUseFailure(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause);
         }
     }
 

@@ -691,6 +691,11 @@ public final class JobSql {
         return "set local lock_timeout = '" + ENQUEUE_KEY_WAIT + "'";
     }
 
+    /** After the claim: the rest of the transaction waits as the session does (a 55P03 then is no key's). */
+    public String claimWaitEnds() {
+        return "set local lock_timeout to default";
+    }
+
     /** Parameters: ids (bigint[]), key. */
     public String setEnqueueKeyIds() {
         return "update " + t.enqueueKey() + " set ids = ? where key = ?";
