@@ -409,6 +409,6 @@ public class ExecutorClusterSpec {
 
     @Min(1)
     @Max(86400)
-    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed: at least 10s more than the shutdown grace period, so running jobs finish and the node releases its locks. Default shutdownGracePeriod plus 30s (60).")
+    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed: at least 10s more than the shutdown grace period, so running jobs finish and the node releases its locks. Default shutdownGracePeriod plus 30s (with engine Drover and neither maxJobDuration nor shutdownGracePeriod set, 15m40s at the default jobTimeout).")
     public Long terminationGracePeriodSeconds;
 }
