@@ -54,9 +54,12 @@ final class MeteredTaskExecutor extends DefaultAsyncTaskExecutor {
         if (p == null) {
             return List.of();
         }
-        p.shutdown();
+        // Drained before the shutdown too: a worker that ends its job between the two takes the
+        // next queued one, which a drain after the shutdown alone left it.
         List<Runnable> queued = new ArrayList<>();
         p.getQueue().drainTo(queued);
+        p.shutdown();
+        p.getQueue().drainTo(queued); // submitted meanwhile
         return queued;
     }
 
