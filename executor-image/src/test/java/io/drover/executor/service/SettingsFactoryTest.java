@@ -70,6 +70,9 @@ class SettingsFactoryTest {
     private static DroverConfig config(Map<String, String> values) {
         return new SmallRyeConfigBuilder()
                 .withMapping(DroverConfig.class)
+                // Quarkus's own converter, as the running service has it (api.maxBodyBytesInFlight).
+                .withConverter(io.quarkus.runtime.configuration.MemorySize.class, 100,
+                        new io.quarkus.runtime.configuration.MemorySizeConverter())
                 // Quarkus registers its duration converter (a bare number is seconds); so does this test.
                 .withConverter(Duration.class, 200, new DurationConverter())
                 .withSources(new PropertiesConfigSource(values, "test", 500))
