@@ -41,18 +41,18 @@ final class ReleaseForgetsLock implements LockManager {
 
     @Override
     public void releaseLock() {
-        try {
-            current.releaseLock();
-        } catch (RuntimeException e) {
-            current = fresh.get();
-            throw e;
-        }
+        forgettingOnFailure(current::releaseLock);
     }
 
     @Override
     public void releaseAndDeleteLock() {
+        forgettingOnFailure(current::releaseAndDeleteLock);
+    }
+
+    /** Runs a release; if it fails, the next acquisition goes to a fresh manager, which holds nothing. */
+    private void forgettingOnFailure(Runnable release) {
         try {
-            current.releaseAndDeleteLock();
+            release.run();
         } catch (RuntimeException e) {
             current = fresh.get();
             throw e;

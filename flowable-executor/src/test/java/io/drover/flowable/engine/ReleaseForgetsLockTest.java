@@ -67,11 +67,7 @@ class ReleaseForgetsLockTest {
     @Test
     void aFailedReleaseMakesTheNodeAskForTheLockAgain() {
         List<Believing> made = new ArrayList<>();
-        ReleaseForgetsLock lock = new ReleaseForgetsLock(() -> {
-            Believing b = new Believing();
-            made.add(b);
-            return b;
-        });
+        ReleaseForgetsLock lock = new ReleaseForgetsLock(makingInto(made));
         assertThat(lock.waitForLockRunAndRelease(Duration.ofSeconds(1), () -> 1)).isEqualTo(1);
         made.get(0).releaseFails = true;
         assertThatThrownBy(() -> lock.waitForLockRunAndRelease(Duration.ofSeconds(1), () -> 2)).hasMessage("database away");
@@ -85,15 +81,20 @@ class ReleaseForgetsLockTest {
     @Test
     void releasesThatSucceedKeepTheOneManager() {
         List<Believing> made = new ArrayList<>();
-        ReleaseForgetsLock lock = new ReleaseForgetsLock(() -> {
-            Believing b = new Believing();
-            made.add(b);
-            return b;
-        });
+        ReleaseForgetsLock lock = new ReleaseForgetsLock(makingInto(made));
         for (int i = 0; i < 3; i++) {
             lock.waitForLockRunAndRelease(Duration.ofSeconds(1), () -> null);
         }
         assertThat(made).hasSize(1);
         assertThat(made.get(0).askedTheDatabase).isEqualTo(3);
+    }
+
+    /** Makes managers as Flowable's runnable would, keeping each for the test to look at. */
+    private static Supplier<LockManager> makingInto(List<Believing> made) {
+        return () -> {
+            Believing b = new Believing();
+            made.add(b);
+            return b;
+        };
     }
 }
