@@ -26,9 +26,12 @@ final class ExecutionGate {
      * meanwhile waits behind it (fairness): without a bound, a suspect's decisive run taken beside
      * a job of an hour's timeout held up every other job of its node for that hour, while the node
      * looked healthy and its locks were renewed. Past it the suspect is handed back for a node
-     * that can run it alone now (JobRunner.notAloneHere).
+     * that can run it alone now (JobRunner.notAloneHere). Long enough for a job that ignores its
+     * timeout's interrupt to be given up (jobTimeout, then the watch's grace): at 10 s, the chaos
+     * campaign's decisive run (beside such a job of a 5 s timeout) missed it by a moment and waited
+     * out the minute of a hand-back.
      */
-    static final Duration SOLO_WAIT = Duration.ofSeconds(10);
+    static final Duration SOLO_WAIT = Duration.ofSeconds(30);
     private static final int ALL = Integer.MAX_VALUE;
     private final Semaphore permits = new Semaphore(ALL, true);
     private final Duration soloWait;

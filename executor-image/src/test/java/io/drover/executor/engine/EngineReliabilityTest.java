@@ -491,14 +491,14 @@ class EngineReliabilityTest {
     /**
      * A suspect's decisive run must be alone on its node; every job taken meanwhile waits behind
      * it. Taken beside a long job, it held up all of its node's work for as long as that job ran,
-     * while the node looked healthy and renewed its locks. It waits at most SOLO_WAIT (10 s),
+     * while the node looked healthy and renewed its locks. It waits at most SOLO_WAIT (30 s),
      * then is handed back for a node that can run it alone, and the node's other jobs run.
      */
     @Test
     void aSuspectThatCannotRunAloneSoonIsHandedBackAndTheNodesOtherJobsRun() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.enqueue(1, RecordingHandler.TYPE, "60000", 1); // runs a minute
+        jobs.enqueue(1, RecordingHandler.TYPE, "90000", 1); // runs a minute and a half
         try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.threads(4).queueSize(64).acquirePageSize(32),
                 List.of(new RecordingHandler(db, schema, "n")))) {
             Jobs.await("the long job started", Duration.ofSeconds(10), () -> jobs.executions() == 1);
@@ -506,7 +506,7 @@ class EngineReliabilityTest {
             jobs.execute("insert into {s}.job (type, payload, suspect, crashes) values ('record', 'suspect', true, 2)");
             Thread.sleep(500);
             jobs.enqueue(50, RecordingHandler.TYPE, "", 3);
-            Jobs.await("the 50 short jobs ran beside the long one", Duration.ofSeconds(30), () -> jobs.executions() >= 51);
+            Jobs.await("the 50 short jobs ran beside the long one", Duration.ofSeconds(60), () -> jobs.executions() >= 51);
             Jobs.await("the suspect, handed back unrun and uncharged", Duration.ofSeconds(15), () -> jobs.count(
                     "select count(*) from {s}.job where payload = 'suspect' and suspect and crashes = 2 and deferrals = 0"
                     + " and locked_by is null and due_at > now() and attempts = 0 and last_error like '%runs alone on a node%'") == 1);
