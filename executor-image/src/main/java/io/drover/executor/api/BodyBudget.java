@@ -47,8 +47,4 @@ final class BodyBudget {
     void give(long bytes) {
         inUse.addAndGet(-bytes);
     }
-
-    long inUse() {
-        return inUse.get();
-    }
 }

@@ -21,8 +21,6 @@ import java.util.List;
  * request it is refused ({@link KeyReused}).
  */
 public final class JobEnqueuer {
-    /** The claim's wait for another call's key ran past its lock_timeout. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
     private final DataSource dataSource;
     private final String insertSql;
     private final String claimKey;
@@ -106,7 +104,7 @@ public final class JobEnqueuer {
                         ours = rs.next();
                     }
                 } catch (SQLException e) {
-                    if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                    if (SqlErrors.LOCK_NOT_AVAILABLE.equals(e.getSQLState())) { // the claim's wait ran past its lock_timeout
                         throw new KeyInUseFailure(e);
                     }
                     throw e;

@@ -11,7 +11,9 @@ import java.util.Set;
  * worth repeating, or the connection is lost; as opposed to "this statement or row is wrong".
  */
 public final class SqlErrors {
-    private static final Set<String> ATTEMPT_FAILED = Set.of("40001", "40P01", "55P03", "57014");
+    /** A lock wait ran past lock_timeout. */
+    public static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final Set<String> ATTEMPT_FAILED = Set.of("40001", "40P01", LOCK_NOT_AVAILABLE, "57014");
 
     private SqlErrors() {
     }
