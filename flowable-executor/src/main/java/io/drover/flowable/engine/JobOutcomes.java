@@ -6,6 +6,7 @@ import org.flowable.common.engine.api.delegate.event.FlowableEngineEventType;
 import org.flowable.common.engine.api.delegate.event.FlowableEntityEvent;
 import org.flowable.common.engine.api.delegate.event.FlowableEvent;
 import org.flowable.common.engine.api.delegate.event.FlowableEventListener;
+import org.flowable.common.engine.impl.cfg.TransactionState;
 import org.flowable.job.api.JobInfo;
 
 import java.util.Map;
@@ -16,6 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code drover_jobs_executed_total} does (outcome {@code succeeded} or {@code failed}: Flowable
  * decides after the run whether a failure is retried or dead-lettered), so the dashboard's
  * throughput panels read both engines alike.
+ *
+ * <p>Counted once the event's transaction commits: Flowable dispatches a job's success inside the
+ * job's transaction, before the flush; when the flush or commit then fails, the same run is
+ * dispatched again as a failure, and counting both would show one run as two.
  */
 final class JobOutcomes implements FlowableEventListener {
     private final MeterRegistry registry;
@@ -51,11 +56,11 @@ final class JobOutcomes implements FlowableEventListener {
 
     @Override
     public boolean isFireOnTransactionLifecycleEvent() {
-        return false;
+        return true;
     }
 
     @Override
     public String getOnTransaction() {
-        return null;
+        return TransactionState.COMMITTED.name();
     }
 }
