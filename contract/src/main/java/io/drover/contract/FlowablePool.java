@@ -9,10 +9,12 @@ package io.drover.contract;
  */
 public final class FlowablePool {
     /**
-     * Connections beyond one per worker thread: Flowable's job and timer acquisition, its 4
-     * timer-move threads, the expired-lock reset, the node's lock renewal and health check.
+     * Connections beyond one per worker thread, one for each other thread that may hold one at the
+     * same time: Flowable's job acquisition (1) and timer acquisition (1), its timer-move threads
+     * (4, Flowable's default, which the node keeps), the expired-lock reset (1), the node's lock
+     * renewal (1) and its readiness check (1).
      */
-    public static final int SPARE_CONNECTIONS = 8;
+    public static final int SPARE_CONNECTIONS = 9;
 
     private FlowablePool() {
     }

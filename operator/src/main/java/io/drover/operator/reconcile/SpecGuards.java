@@ -1,5 +1,8 @@
 package io.drover.operator.reconcile;
 
+import io.drover.contract.FlowablePool;
+import io.drover.contract.SettingDefaults;
+import io.drover.operator.api.v1alpha1.Engine;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
 import io.drover.operator.api.v1alpha1.ExtraEnvVar;
 
@@ -7,9 +10,12 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The trust guards of the CRD (jvmOptions, env), checked again by the operator before it runs
+ * The trust guards of the CRD (jvmOptions, env), and its rules whose breach would make the new
+ * executors refuse to start (the Flowable pool), checked again by the operator before it runs
  * anything: Helm installs a CRD once and never upgrades it, so a cluster may still carry a CRD
- * without the newest rules, and the API server would let through what they refuse.
+ * without the newest rules, and the API server would let through what they refuse; and a cluster
+ * applied before a rule was tightened keeps its values (the API server ratchets unchanged fields).
+ * Refused, nothing is changed: the running executors go on as they are.
  */
 final class SpecGuards {
     private static final Pattern JVM_ALLOWED = Pattern.compile(ExecutorClusterSpec.JVM_OPTIONS_ALLOWED);
@@ -47,6 +53,15 @@ final class SpecGuards {
         if (spec.jobTimeouts != null && spec.jobTimeouts.keySet().stream().anyMatch(ExtraEnvVar::expands)) {
             return Optional.of("spec.jobTimeouts: job types may not contain '${': the executor's configuration would"
                     + " expand it to another setting's value");
+        }
+        // Refused here rather than rolled out: every new pod would fail its start-up check (a roll
+        // stuck at its first pod, one node fewer) while the old pods run fine.
+        if (spec.engine == Engine.Flowable && spec.database != null && spec.database.maxPoolSize != null) {
+            int threads = spec.threads == null ? Integer.parseInt(SettingDefaults.THREADS) : spec.threads;
+            if (spec.database.maxPoolSize < FlowablePool.minimumFor(threads)) {
+                return Optional.of("spec.database.maxPoolSize: must be at least threads + " + FlowablePool.SPARE_CONNECTIONS
+                        + " = " + FlowablePool.minimumFor(threads) + " with engine Flowable (each running job holds a connection)");
+            }
         }
         return Optional.empty();
     }

@@ -113,7 +113,7 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Global\\nretryBackoffMax: 1m | spec.retryBackoffMax: Invalid value: "object": not available with engine Flowable
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
             engine: Flowable\\nlockMode: Global\\nretryBackoff: 596524h | spec.retryBackoff: Invalid value: "object": retryBackoff must be at most 596523h with engine Flowable
-            engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 8 with engine Flowable
+            engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 9 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
             env: [{name: LD_AUDIT, value: /etc/drover/database-ca/ca.crt}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: ld_preload, value: /tmp/x.so}]  | spec.env[0].name: Invalid value: "object": this variable is set by the operator

@@ -66,4 +66,28 @@ class SpecGuardsTest {
         spec.jobTimeouts = java.util.Map.of("report", "1m");
         assertThat(SpecGuards.refusal(spec)).isEmpty();
     }
+
+    /**
+     * A Flowable cluster applied when the pool needed threads + 8 keeps that value under the new
+     * CRD (ratcheting): rolled out, every new pod would refuse to start, so it is refused here.
+     */
+    @Test
+    void aFlowablePoolTooSmallForItsThreadsIsRefusedNamingTheField() {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.engine = io.drover.operator.api.v1alpha1.Engine.Flowable;
+        spec.threads = 16;
+        spec.database = new io.drover.operator.api.v1alpha1.DatabaseSpec();
+        spec.database.maxPoolSize = 24;
+        assertThat(SpecGuards.refusal(spec)).hasValue("spec.database.maxPoolSize: must be at least threads + 9 = 25 with"
+                + " engine Flowable (each running job holds a connection)");
+        spec.database.maxPoolSize = 25;
+        assertThat(SpecGuards.refusal(spec)).isEmpty();
+        spec.database.maxPoolSize = null; // the operator sizes it
+        assertThat(SpecGuards.refusal(spec)).isEmpty();
+        spec.threads = null; // the default threads, 8
+        spec.database.maxPoolSize = 16;
+        assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).contains("= 17 "));
+        spec.engine = io.drover.operator.api.v1alpha1.Engine.Drover;
+        assertThat(SpecGuards.refusal(spec)).isEmpty();
+    }
 }
