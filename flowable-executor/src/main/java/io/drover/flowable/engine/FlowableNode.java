@@ -72,6 +72,7 @@ public class FlowableNode {
     private volatile AsyncExecutorMapping mapping;
     private volatile AsyncJobExecutorConfiguration executorConfiguration;
     private volatile AcquisitionWatch watch;
+    private final DatabaseAnswers database = new DatabaseAnswers();
     private volatile LockRenewal renewal;
     private volatile Thread starter;
 
@@ -187,7 +188,7 @@ public class FlowableNode {
                 return; // stopping meanwhile: stop() closes it
             }
             if (settings.enabled()) {
-                renewal = new LockRenewal(dataSource, schema, mapping.owner(), settings.lockExpiry(), heldJobs);
+                renewal = new LockRenewal(dataSource, schema, mapping.owner(), settings.lockExpiry(), heldJobs, database);
                 watch.reset();
                 try {
                     executor.start(); // its first act is a database command (freeing this owner's locks)
@@ -320,9 +321,24 @@ public class FlowableNode {
                     yield "the async executor stopped";
                 }
                 Duration stalled = watch.stalledFor();
-                yield stalled.compareTo(stallTimeout()) > 0 ? "an acquisition loop has not turned for " + stalled.toSeconds() + " s" : null;
+                // A loop waiting on a database that answers nobody (frozen, black-holed) is the
+                // readiness check's to report: a restart would not bring the database back. Stuck
+                // while the database answers the node's other calls, it is the node's fault.
+                yield stalled.compareTo(stallTimeout()) > 0 && database.answeredWithin(ANSWERED_RECENTLY)
+                        ? "an acquisition loop has not turned for " + stalled.toSeconds() + " s while the database answers" : null;
             }
         };
+    }
+
+    /**
+     * Within the stall budget's 30 s margin: an answer this recent came after the loop stalled, and
+     * the readiness check, every 5 s in the operator's pods, gives one while the database answers.
+     */
+    private static final Duration ANSWERED_RECENTLY = Duration.ofSeconds(30);
+
+    /** The record of the database's answers to this node's own calls, for liveness. */
+    public DatabaseAnswers database() {
+        return database;
     }
 
     Duration stallTimeout() {

@@ -41,9 +41,11 @@ final class LockRenewal implements AutoCloseable {
     private final String owner;
     private final Duration lockExpiry;
     private final ScheduledExecutorService timer;
+    private final DatabaseAnswers answers;
 
-    LockRenewal(DataSource dataSource, String schema, String owner, Duration lockExpiry, HeldJobs held) {
+    LockRenewal(DataSource dataSource, String schema, String owner, Duration lockExpiry, HeldJobs held, DatabaseAnswers answers) {
         this.dataSource = dataSource;
+        this.answers = answers;
         this.held = held;
         this.jobs = "update " + schema + ".act_ru_job set lock_exp_time_ = ?"
                 + " where id_ = any(?) and lock_owner_ = ? and lock_exp_time_ is not null";
@@ -81,6 +83,7 @@ final class LockRenewal implements AutoCloseable {
                 renewInstances.setArray(3, idArray);
                 renewInstances.executeUpdate();
                 c.commit();
+                answers.answered();
                 return renewed;
             } catch (Exception e) {
                 c.rollback();

@@ -20,7 +20,8 @@ import java.sql.SQLException;
  * they name SQLStates, never the driver's messages (hosts, roles; the log has them).
  * Liveness: a node that cannot work says so, to be restarted: it failed to start, or is still
  * starting after startupTimeout, or its async executor stopped, or an acquisition loop stopped
- * turning ({@link FlowableNode#cannotWork}).
+ * turning while the database answers ({@link FlowableNode#cannotWork}; a database that answers
+ * nobody makes the node unready, not dead).
  */
 @ApplicationScoped
 public class NodeHealth {
@@ -38,8 +39,11 @@ public class NodeHealth {
         return () -> {
             HealthCheckResponseBuilder r = HealthCheckResponse.named("flowable-database");
             try {
-                return dataSource.isHealthy(false) ? r.up().build()
-                        : r.down().withData("problem", DatabaseDiagnosis.POOL_CHECK_FAILED.toString()).build();
+                if (dataSource.isHealthy(false)) {
+                    node.database().answered();
+                    return r.up().build();
+                }
+                return r.down().withData("problem", DatabaseDiagnosis.POOL_CHECK_FAILED.toString()).build();
             } catch (SQLException e) {
                 return r.down().withData("problem", DatabaseDiagnosis.of(e).toString()).build();
             }

@@ -75,10 +75,12 @@ class HeldJobsTest {
             JobEntityImpl job = new JobEntityImpl();
             job.setId("held-job");
             held.hold(job, () -> { }).taken();
+            DatabaseAnswers answers = new DatabaseAnswers();
             try (LockRenewal renewal = new LockRenewal(EmbeddedPostgres.server().getPostgresDatabase(), SCHEMA, OWNER,
-                    Duration.ofMinutes(10), held)) {
+                    Duration.ofMinutes(10), held, answers)) {
                 assertThat(renewal.renew()).as("job locks renewed").isEqualTo(1);
             }
+            assertThat(answers.answeredWithin(Duration.ofMinutes(1))).as("the renewal's answer, recorded for liveness").isTrue();
             Timestamp renewedAtLeast = Timestamp.from(Instant.now().plus(Duration.ofMinutes(9)));
             assertThat(timestamp("select lock_exp_time_ from " + SCHEMA + ".act_ru_job where id_ = 'held-job'"))
                     .isAfter(renewedAtLeast);
