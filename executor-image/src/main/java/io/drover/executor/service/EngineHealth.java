@@ -74,7 +74,13 @@ public class EngineHealth {
                     r.withData("stuck", String.join("; ", stuck));
                 }
                 return r.build();
-            }).orElseGet(() -> r.up().withData("state", service.started() ? "disabled" : "starting").build());
+            }).orElseGet(() -> {
+                if (service.started()) {
+                    return r.up().withData("state", "disabled").build();
+                }
+                return service.startupStuck().map(problem -> r.down().withData("state", "starting").withData("stuck", problem).build())
+                        .orElseGet(() -> r.up().withData("state", "starting").build());
+            });
         };
     }
 

@@ -62,7 +62,8 @@ public class ExecutorNode {
     private final Object making = new Object();
     private boolean stopping;
     private AgroalDataSource enginePool;
-    private Thread startup;
+    private volatile Thread startup;
+    private volatile StartupWatch startupWatch;
 
     /**
      * The settings and the handler beans are made in {@link #start}, not injected made: a bad
@@ -90,6 +91,7 @@ public class ExecutorNode {
             fail(NodeProblem.StartupFailed.name(), "Start-up failed: " + DatabaseStartup.cause(e), e);
             return;
         }
+        startupWatch = new StartupWatch(config.startupTimeout());
         startup = Thread.ofPlatform().name("drover-startup").start(() -> startUp(handlers));
     }
 
@@ -131,7 +133,9 @@ public class ExecutorNode {
             fail(e.problem().name(), e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // shutting down while starting
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too (a thread the JVM cannot create, a class missing from a jar): the thread
+            // would end with the node "starting" for good.
             fail(NodeProblem.StartupFailed.name(), "Start-up failed: " + DatabaseStartup.cause(e), e);
         }
     }
@@ -199,6 +203,23 @@ public class ExecutorNode {
     /** True once start-up finished (schema migrated, engine running unless disabled). */
     public boolean started() {
         return started;
+    }
+
+    /**
+     * Why a start-up that has not finished never will (liveness restarts the node), or empty:
+     * started, failing (it ends the node itself), stopping, or still within startupTimeout.
+     */
+    public Optional<String> startupStuck() {
+        StartupWatch watch = startupWatch;
+        if (started || watch == null || waitingFor.startsWith("failed")) {
+            return Optional.empty();
+        }
+        synchronized (making) {
+            if (stopping) {
+                return Optional.empty();
+            }
+        }
+        return watch.problem(startup, waitingFor, System.nanoTime());
     }
 
     /** While starting: what the node is waiting for. */
