@@ -2,8 +2,11 @@ package io.drover.executor.api;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import io.drover.executor.service.DroverConfig;
 import io.drover.executor.handler.PayloadJson;
 import io.quarkus.jackson.ObjectMapperCustomizer;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 /**
@@ -15,9 +18,22 @@ import jakarta.inject.Singleton;
  */
 @Singleton
 public class ApiJson implements ObjectMapperCustomizer {
+    private final int maxBatch;
+
+    @Inject
+    ApiJson(DroverConfig config) {
+        this(config.api().maxBatch());
+    }
+
+    ApiJson(int maxBatch) {
+        this.maxBatch = maxBatch;
+    }
+
     @Override
     public void customize(ObjectMapper mapper) {
         PayloadJson.configure(mapper);
         mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        // A batch's jobs past maxBatch are counted, not read (RequestPayload: payloads as text, not trees).
+        mapper.registerModule(new SimpleModule("drover-api").addDeserializer(JobBatchRequest.class, new JobBatchRequest.Reader(maxBatch)));
     }
 }

@@ -50,7 +50,7 @@ final class IdempotencyKeys {
         field(sha, call);
         for (JobRequest job : jobs) {
             field(sha, job.type());
-            field(sha, job.payload() == null ? null : job.payload().toString());
+            field(sha, job.payload() == null ? null : job.payload().json());
             field(sha, job.dueAt());
             field(sha, job.maxAttempts() == null ? null : job.maxAttempts().toString());
             field(sha, job.repeatEvery());

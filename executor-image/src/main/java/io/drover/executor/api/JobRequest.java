@@ -1,6 +1,5 @@
 package io.drover.executor.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /** One job to enqueue. */
@@ -9,8 +8,8 @@ public record JobRequest(
         @Schema(description = "Handler type, e.g. noop, sleep, http", required = true, examples = "sleep")
         String type,
         @Schema(description = "Handler input: a JSON string is stored as its text, any other JSON value as JSON text",
-                examples = "100")
-        JsonNode payload,
+                examples = "100", implementation = Object.class)
+        RequestPayload payload,
         @Schema(description = "ISO-8601 instant; omitted means now", examples = "2026-11-22T10:00:00Z")
         String dueAt,
         @Schema(description = "Attempts before the job goes to dead letters (1-1000); default: the maxAttempts setting")

@@ -1,6 +1,5 @@
 package io.drover.executor.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.drover.contract.SettingLimits;
 import io.drover.executor.config.Durations;
 import io.drover.executor.store.JobEnqueuer.NewJob;
@@ -45,9 +44,9 @@ final class JobRequestValidator {
         if (request == null || request.jobs() == null || request.jobs().isEmpty()) {
             throw new InvalidRequestException(List.of(new FieldError("jobs", "must be a non-empty array")));
         }
-        if (request.jobs().size() > maxBatch) {
+        if (request.count() > maxBatch) {
             throw new InvalidRequestException(List.of(new FieldError("jobs",
-                    "must hold at most " + maxBatch + " jobs per call, got " + request.jobs().size())));
+                    "must hold at most " + maxBatch + " jobs per call, got " + request.count())));
         }
         List<FieldError> errors = new ArrayList<>();
         List<NewJob> jobs = new ArrayList<>(request.jobs().size());
@@ -130,10 +129,7 @@ final class JobRequestValidator {
         return false;
     }
 
-    private static String payloadText(JsonNode payload) {
-        if (payload == null || payload.isNull() || payload.isMissingNode()) {
-            return null;
-        }
-        return payload.isTextual() ? payload.asText() : payload.toString();
+    private static String payloadText(RequestPayload payload) {
+        return payload == null ? null : payload.text();
     }
 }

@@ -1,7 +1,5 @@
 package io.drover.executor.api;
 
-import com.fasterxml.jackson.databind.node.IntNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,12 +15,12 @@ class IdempotencyKeysTest {
 
     @Test
     void aRequestIsComparedAsSentFieldByField() {
-        JobRequest job = new JobRequest("sleep", new IntNode(100), null, null, null);
-        assertThat(one(job)).isEqualTo(one(new JobRequest("sleep", new IntNode(100), null, null, null)));
+        JobRequest job = new JobRequest("sleep", new RequestPayload("100", false), null, null, null);
+        assertThat(one(job)).isEqualTo(one(new JobRequest("sleep", new RequestPayload("100", false), null, null, null)));
         assertThat(one(job)).as("an omitted maxAttempts is not the node's default")
-                .isNotEqualTo(one(new JobRequest("sleep", new IntNode(100), null, 3, null)));
+                .isNotEqualTo(one(new JobRequest("sleep", new RequestPayload("100", false), null, 3, null)));
         assertThat(one(job)).as("the number 100 and the string 100")
-                .isNotEqualTo(one(new JobRequest("sleep", new TextNode("100"), null, null, null)));
+                .isNotEqualTo(one(new JobRequest("sleep", new RequestPayload("100", true), null, null, null)));
         assertThat(one(new JobRequest("ab", null, "c", null, null))).as("fields do not run into each other")
                 .isNotEqualTo(one(new JobRequest("a", null, "bc", null, null)));
         assertThat(one(job)).as("the other call").isNotEqualTo(IdempotencyKeys.request("batch", List.of(job)));
