@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,5 +47,19 @@ class ExecutorNodeTest {
                 .counter().count();
         assertThat(succeeded).isEqualTo(200);
         assertThat(registry.get("drover.acquisition.jobs").summary().totalAmount()).isEqualTo(200);
+    }
+
+    /**
+     * The shared pool's sessions (the API's, handlers') have the server probe their clients: one
+     * whose client vanished mid-transaction kept its row locks for the OS's two hours.
+     */
+    @Test
+    void theSharedPoolsSessionsHaveTheServerProbeTheirClients() throws Exception {
+        try (var c = dataSource.getConnection(); var s = c.createStatement();
+             var rs = s.executeQuery("select current_setting('tcp_keepalives_idle'), current_setting('tcp_keepalives_interval'),"
+                     + " current_setting('tcp_keepalives_count')")) {
+            rs.next();
+            assertThat(List.of(rs.getString(1), rs.getString(2), rs.getString(3))).containsExactly("30", "10", "3");
+        }
     }
 }
