@@ -1,5 +1,7 @@
 package io.drover.executor.engine;
 
+import io.drover.contract.DatabaseDiagnosis;
+
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.CompletionWriter;
@@ -46,6 +48,7 @@ final class CompletionLoop implements OutcomeBacklog {
     private final ExecutorMetrics metrics;
     private final int maxBatch;
     private final ProblemLog problems = new ProblemLog(LOG, "Writing job outcomes");
+    private volatile DatabaseDiagnosis lastDiagnosis;
     private final Thread thread;
     private volatile boolean stopping;
     private volatile long hardDeadlineNanos = Long.MAX_VALUE;
@@ -98,9 +101,14 @@ final class CompletionLoop implements OutcomeBacklog {
         return true;
     }
 
-    /** The latest write failure, for liveness to name. */
+    /**
+     * The latest write failure, for liveness to name: in a status's words with its SQLState,
+     * never the driver's message (a trigger's RAISE text, a constraint's detail), which anyone who
+     * reaches the pod could read; the log has that.
+     */
     String lastProblem() {
-        return problems.current();
+        DatabaseDiagnosis d = lastDiagnosis;
+        return d == null ? null : d.toString();
     }
 
     /** How long the batch being written has been trying (0 when none is): a stalled pipeline. */
@@ -176,6 +184,7 @@ final class CompletionLoop implements OutcomeBacklog {
                 again = true;
                 database.failed(e);
                 problems.failed(e);
+                lastDiagnosis = DatabaseDiagnosis.of(e);
                 if (System.nanoTime() >= hardDeadlineNanos) {
                     outcomes.clear(); // reported by run(); locks expire and the jobs run again
                     return;

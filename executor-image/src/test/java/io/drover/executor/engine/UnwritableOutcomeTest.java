@@ -170,4 +170,33 @@ class UnwritableOutcomeTest {
         }
         assertThat(jobs.deadLetters()).isZero();
     }
+
+    /**
+     * A database that takes no outcome at all while it answers (here a statement trigger refuses
+     * every delete from the job table, the writer's probes too, as a revoked grant would) fails liveness after stallTimeout,
+     * naming the problem in a status's words and its SQLState: never the database's own message
+     * (a trigger's text, a constraint's detail), which anyone who reaches the pod can read.
+     */
+    @Test
+    void outcomesNoneOfWhichCanBeWrittenFailLivenessWithoutTheDatabasesText() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.refuse() returns trigger language plpgsql as $$ begin"
+                + " raise exception 'internal detail: vault password hunter2' using errcode = '42501'; end $$");
+        jobs.execute("create trigger refuse before delete on {s}.job for each statement execute function {s}.refuse()");
+        jobs.enqueue(3, io.drover.executor.handler.NoopHandler.TYPE, "", 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (ExecutorEngine engine = TestNode.start(db, schema,
+                s -> s.lockExpiry(Duration.ofSeconds(4)).globalLockWaitTime(Duration.ofSeconds(1)),
+                List.of(new io.drover.executor.handler.NoopHandler()), registry)) {
+            Duration stall = engine.settings().stallTimeout();
+            Jobs.await("liveness names the unwritable outcomes", stall.plusSeconds(20),
+                    () -> engine.stuck().stream().anyMatch(p -> p.startsWith("job outcomes could not be written for")));
+            assertThat(String.join("; ", engine.stuck())).contains("while the database answers", "SQLState 42501")
+                    .doesNotContain("hunter2", "internal detail");
+            jobs.execute("drop trigger refuse on {s}.job");
+            Jobs.await("the outcomes written once the database takes them", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        }
+        assertThat(jobs.deadLetters()).isZero();
+    }
 }
