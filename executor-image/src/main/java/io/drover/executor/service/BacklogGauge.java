@@ -64,12 +64,18 @@ public class BacklogGauge {
             backlog = due.backlog();
             lagSeconds = due.oldestLagSeconds();
             deadLetters = due.deadLetters();
-        } catch (Exception e) {
-            // unknown, not zero: an autoscaler must not read an outage as "idle"
+        } catch (Exception | Error e) {
+            // unknown, not zero: an autoscaler must not read an outage as "idle". An Error too: it
+            // would end the scheduled task without a word, and the gauges kept their last values
+            // for good (a stale lag keeps its alert firing; a stale dead-letter count hides new ones).
             backlog = Double.NaN;
             lagSeconds = Double.NaN;
             deadLetters = Double.NaN;
-            LOG.debugf("Backlog refresh failed: %s", e.getMessage());
+            if (e instanceof Error) {
+                LOG.warnf(e, "Backlog refresh failed (the gauges read NaN until the next refresh)");
+            } else {
+                LOG.debugf("Backlog refresh failed: %s", e.getMessage());
+            }
         }
     }
 
