@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * tenure, and a stale queue entry never runs under a later acquisition's lease.
  */
 final class HeldJobs {
-    enum State { QUEUED, RUNNING, COMPLETING, DROPPED }
+    /** DROPPED: let go unstarted; LOST: running when a renewal found its lock gone (counted then). */
+    enum State { QUEUED, RUNNING, COMPLETING, DROPPED, LOST }
 
     private static final AtomicReferenceFieldUpdater<Lease, State> STATE =
             AtomicReferenceFieldUpdater.newUpdater(Lease.class, State.class, "state");
@@ -117,9 +118,22 @@ final class HeldJobs {
         return STATE.compareAndSet(lease, State.QUEUED, State.RUNNING) && valid(lease);
     }
 
-    /** The job's outcome is on its way to the database; keep renewing until it is written. */
-    void completing(Lease lease) {
-        lease.state = State.COMPLETING;
+    /**
+     * The job's outcome is on its way to the database; keep renewing until it is written. False,
+     * and nothing to write, if a renewal found this running job's lock gone: it counted the lock
+     * lost, and the outcome, which touches only rows this tenure still holds, would change
+     * nothing and be counted lost a second time.
+     */
+    boolean completing(Lease lease) {
+        while (true) {
+            State s = lease.state;
+            if (s == State.LOST) {
+                return false;
+            }
+            if (STATE.compareAndSet(lease, s, State.COMPLETING)) {
+                return true;
+            }
+        }
     }
 
     /**
@@ -184,7 +198,11 @@ final class HeldJobs {
 
     /** A queued lease is dropped only if no worker starts it meanwhile ({@link #start}). */
     private static boolean drops(Lease l, State state) {
-        return state == State.QUEUED ? STATE.compareAndSet(l, State.QUEUED, State.DROPPED) : l.state == state;
+        return switch (state) {
+            case QUEUED -> STATE.compareAndSet(l, State.QUEUED, State.DROPPED);
+            case RUNNING -> STATE.compareAndSet(l, State.RUNNING, State.LOST); // atomic against completing()
+            default -> l.state == state;
+        };
     }
 
     /** True if this lease was dropped unstarted ({@link #dropExpiredQueued}, {@link #dropLost}): no worker starts it. */

@@ -391,8 +391,11 @@ final class WorkerPool {
     }
 
     private void settle(HeldJobs.Lease lease, Outcome outcome) {
-        held.completing(lease);
-        completions.accept(outcome);
+        if (held.completing(lease)) {
+            completions.accept(outcome);
+        } else {
+            LOG.debugf("Job %d finished after its lock was found lost (counted then): its outcome is not written", lease.id());
+        }
     }
 
     /** The timeout watch: interrupts runs past their jobTimeout, gives up workers that ignore it. */

@@ -96,6 +96,25 @@ class HeldJobsTest {
         assertThat(held.snapshot()).contains(3L);
     }
 
+    /**
+     * A running job whose lock a renewal found gone is counted lost then; when it finishes, its
+     * outcome is not written (it would touch nothing, and the writer counted it lost again). A
+     * job whose outcome is on its way is never dropped as lost.
+     */
+    @Test
+    void aRunningJobFoundLostHasNoOutcomeToWriteAndOneCompletingIsNeverFoundLost() {
+        HeldJobs held = new HeldJobs(MINUTE);
+        HeldJobs.Lease lost = held.acquired(List.of(job(1, 1)), System.nanoTime()).get(0);
+        HeldJobs.Lease finishing = held.acquired(List.of(job(2, 1)), System.nanoTime()).get(0);
+        assertThat(held.start(lost)).isTrue();
+        assertThat(held.start(finishing)).isTrue();
+        assertThat(held.completing(finishing)).isTrue();
+
+        assertThat(held.dropLost(held.leases(), Set.of(), HeldJobs.State.RUNNING)).containsExactly(1L);
+        assertThat(held.completing(lost)).as("the lost job's outcome: nothing to write").isFalse();
+        assertThat(held.leases()).containsExactly(finishing);
+    }
+
     private static AcquiredJob job(long id, int version) {
         return new AcquiredJob(id, version, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0, false);
     }
