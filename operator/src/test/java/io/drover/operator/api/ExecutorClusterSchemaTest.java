@@ -132,6 +132,10 @@ class ExecutorClusterSchemaTest {
             database: {host: "db.example.com:5433", name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host takes a host name or an IP address without a port
             database: {host: "10.0.0.5:5432", name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host takes a host name or an IP address without a port
             database: {host: 999.1.1.1, name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host is digits and dots but not an IPv4 address
+            database: {host: "a:b:c", name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host takes a host name or an IP address without a port
+            database: {host: "10.0.0.1::5432", name: jobs, credentialsSecret: {name: s}} | spec.database.host: Invalid value: "string": database.host takes a host name or an IP address without a port
+            placement: {instanceTypes: ["c5 large"]}    | spec.placement.instanceTypes[0]: Invalid value: "c5 large": spec.placement.instanceTypes[0] in body should match
+            placement: {instanceTypes: [c5.large, "-c5"]} | spec.placement.instanceTypes[1]: Invalid value: "-c5": spec.placement.instanceTypes[1] in body should match
             database: {host: db, name: jobs, credentialsSecret: {name: My_Secret}} | spec.database.credentialsSecret.name: Invalid value: "My_Secret": spec.database.credentialsSecret.name in body should match
             database: {host: db, name: jobs, credentialsSecret: {name: creds/x}} | spec.database.credentialsSecret.name: Invalid value: "creds/x": spec.database.credentialsSecret.name in body should match
             database: {host: db, name: jobs, credentialsSecret: {name: s, passwordKey: "pass word"}} | spec.database.credentialsSecret.passwordKey: Invalid value: "pass word": spec.database.credentialsSecret.passwordKey in body should match
@@ -250,6 +254,25 @@ class ExecutorClusterSchemaTest {
         ec.getSpec().lockMode = io.drover.operator.api.v1alpha1.LockMode.SkipLocked;
         assertThatThrownBy(() -> client.resource(ec).update()).as("the engine of an existing cluster")
                 .hasMessageContaining("spec.engine: Invalid value: \"string\": engine cannot change on an existing ExecutorCluster");
+    }
+
+    /** The jobs waiting in one schema's tables would be left behind, as with the engine. */
+    @Test
+    void theSchemaOfAnExistingClusterCannotChange() {
+        var ec = Clusters.create(client, namespace, Clusters.yaml("fixed-schema", "schema: payments\n"));
+        ec.getSpec().schema = "billing";
+        assertThatThrownBy(() -> client.resource(ec).update()).as("a schema changed")
+                .hasMessageContaining("spec.schema: Invalid value: \"object\": schema cannot change on an existing ExecutorCluster");
+        ec.getSpec().schema = null; // left out: the default schema, another one
+        assertThatThrownBy(() -> client.resource(ec).update()).as("a schema left out")
+                .hasMessageContaining("schema cannot change");
+        var unset = Clusters.create(client, namespace, Clusters.yaml("default-schema", ""));
+        unset.getSpec().schema = io.drover.contract.SettingDefaults.SCHEMA; // written out, the same schema
+        client.resource(unset).update();
+        client.resource(client.resource(unset).get()).edit(c -> { // other edits pass
+            c.getSpec().threads = 12;
+            return c;
+        });
     }
 
     @Test

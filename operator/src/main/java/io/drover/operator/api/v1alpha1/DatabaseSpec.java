@@ -20,9 +20,10 @@ public class DatabaseSpec {
     @Required
     @Size(min = 1, max = 253)
     @Pattern("^[A-Za-z0-9.:_-]+$")
-    // A colon only in an IPv6 address (two at least, hex digits only): "db:5433" would end up in
-    // the JDBC URL and the NetworkPolicy's CIDR; digits and dots only must be an IPv4 address.
-    @ValidationRule(value = "!self.contains(':') || self.matches('^[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*$')",
+    // A colon only in an IPv6 address: "db:5433" would end up in the JDBC URL, and "a:b:c" in the
+    // NetworkPolicy's CIDR (host/128), which the API server refuses, and every later change with
+    // it; digits and dots only must be an IPv4 address.
+    @ValidationRule(value = "!self.contains(':') || isIP(self)",
             message = "database.host takes a host name or an IP address without a port: give the port in database.port")
     @ValidationRule(value = "!self.matches('^[0-9.]+$') || self.matches('^(" + OCTET + "[.]){3}" + OCTET + "$')",
             message = "database.host is digits and dots but not an IPv4 address")

@@ -86,6 +86,10 @@ import java.util.Map;
         message = "database.maxPoolSize must be at least threads + " + FlowablePool.SPARE_CONNECTIONS + " with engine Flowable:"
                 + " each running Flowable job holds a connection (left out, the operator sizes the pool so)",
         fieldPath = ".database.maxPoolSize")
+@ValidationRule(value = "(has(self.schema) ? self.schema : '" + SettingDefaults.SCHEMA + "') == (has(oldSelf.schema) ? oldSelf.schema : '"
+        + SettingDefaults.SCHEMA + "')",
+        message = "schema cannot change on an existing ExecutorCluster: the jobs waiting in the old schema's tables would"
+                + " be left behind; create another cluster", fieldPath = ".schema")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.apiTokenSecret)",
         message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "apiTokenSecret (the Flowable executor serves no job API: start processes through Flowable)",
         fieldPath = ".apiTokenSecret")

@@ -3,6 +3,8 @@ package io.drover.operator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Toleration;
 
@@ -17,7 +19,10 @@ import java.util.Map;
 public class PlacementSpec {
     @Default("[\"c5.large\",\"c5.xlarge\",\"c5.2xlarge\",\"c5.4xlarge\",\"c5.9xlarge\",\"c5.12xlarge\",\"c5.18xlarge\",\"c5.24xlarge\",\"c5.metal\"]")
     @JsonPropertyDescription("Allowed values of the node label node.kubernetes.io/instance-type (a required node affinity). Empty list: any instance type. Ignored when affinity is set.")
-    public List<String> instanceTypes;
+    // Label values (a required node affinity's values are checked as such): one that is not was
+    // admitted, and every write of the StatefulSet refused, naming its affinity, not this field.
+    @Size(max = 50)
+    public List<@Size(max = 63) @Pattern("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$") String> instanceTypes;
 
     @JsonPropertyDescription("Extra node selector of the executor pods.")
     public Map<String, String> nodeSelector;
