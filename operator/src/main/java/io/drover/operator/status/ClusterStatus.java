@@ -173,7 +173,9 @@ public final class ClusterStatus {
                         + " applied before");
             } else if (!stsSeen) {
                 conditions.set(Conditions.PROGRESSING, true, "Applying", "The StatefulSet controller has not yet seen the latest change");
-            } else if (rolling || updated < desired) {
+            } else if (rolling || updated < Math.min(current, desired)) {
+                // Not updated < desired: the StatefulSet counts updated pods among those that exist,
+                // so a scale-up from 2 to 4 (2 updated) read as a roll.
                 conditions.set(Conditions.PROGRESSING, true, "RollingUpdate",
                         updated + " of " + desired + " executor nodes run the current configuration");
             } else if (current != desired) {

@@ -66,8 +66,14 @@ class ClusterStatusTest {
 
     @Test
     void aScaleShowsAsProgressing() {
-        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(4, 2, 2, 4, "r1", "r1"), applied());
+        // As the StatefulSet controller counts them: the 2 pods that exist are updated, not 4.
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(4, 2, 2, 2, "r1", "r1"), applied());
         assertCondition(s, Conditions.PROGRESSING, "True", "Scaling", "Scaling from 2 to 4 executor nodes");
+        ExecutorClusterStatus down = ClusterStatus.of(ec, sts(2, 4, 4, 4, "r1", "r1"), applied());
+        assertCondition(down, Conditions.PROGRESSING, "True", "Scaling", "Scaling from 4 to 2 executor nodes");
+        ExecutorClusterStatus rollingWhileScaling = ClusterStatus.of(ec, sts(4, 2, 2, 1, "r1", "r2"), applied());
+        assertCondition(rollingWhileScaling, Conditions.PROGRESSING, "True", "RollingUpdate",
+                "1 of 4 executor nodes run the current configuration");
     }
 
     @Test
