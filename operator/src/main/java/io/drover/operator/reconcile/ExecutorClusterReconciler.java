@@ -178,7 +178,21 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         // One HMAC over every value the executors read, the referenced and the generated ones.
         java.util.SortedMap<String, String> values = new java.util.TreeMap<>(secrets.values());
         if (tokens) {
-            values.putAll(ensureApiTokens(ec, client));
+            java.util.SortedMap<String, String> apiTokens = ensureApiTokens(ec, client);
+            List<String> missing = apiTokens.entrySet().stream().filter(e -> e.getValue().isEmpty())
+                    .map(e -> e.getKey().substring(e.getKey().indexOf('/') + 1)).toList();
+            if (!missing.isEmpty()) {
+                // The pods read both keys (not optional): rolled onto a Secret without one, every new
+                // pod failed to start (CreateContainerConfigError) and the roll stalled at its first.
+                String message = "Secret " + ec.getMetadata().getNamespace() + "/" + Names.apiTokens(ec) + " has no "
+                        + String.join(" and no ", missing.stream().map(k -> "'" + k + "'").toList())
+                        + " (it was edited): delete it, and the operator generates new tokens (the executors roll once;"
+                        + " give producers the new token)";
+                LOG.warnf("%s/%s: %s", ec.getMetadata().getNamespace(), ec.getMetadata().getName(), message);
+                var findings = ClusterStatus.Findings.blocked("its API tokens", "SecretKeyNotFound", message);
+                return status(ec, current, findings, client).rescheduleAfter(config.secretRecheckInterval());
+            }
+            values.putAll(apiTokens);
         }
         String secretsHash = ReferencedSecrets.hmac(rollKey, values);
         apply(ec, client, ExecutorServices.headless(ec));

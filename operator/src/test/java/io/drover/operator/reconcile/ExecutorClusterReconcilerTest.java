@@ -557,6 +557,21 @@ class ExecutorClusterReconcilerTest {
         client.secrets().inNamespace(ns).withName("squat-roll-key").withGracePeriod(0).delete();
         awaitCondition("squat", Conditions.DEGRADED, "False", "AsExpected");
         assertThat(client.secrets().inNamespace(ns).withName("squat-roll-key").get().getData()).containsOnlyKeys("key");
+
+        // The generated API tokens edited to lack a key the pods read: rolled onto it, every new
+        // pod would fail to start. The fleet is left as it is, and the condition says what to do.
+        StatefulSet before = client.apps().statefulSets().inNamespace(ns).withName("squat").get();
+        client.secrets().inNamespace(ns).withName("squat-api").edit(secret -> {
+            secret.getData().remove("readToken");
+            return secret;
+        });
+        ec = awaitCondition("squat", Conditions.DEGRADED, "True", "SecretKeyNotFound");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("squat-api", "'readToken'", "delete it");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("squat").get().getSpec())
+                .as("the fleet as it was").isEqualTo(before.getSpec());
+        client.secrets().inNamespace(ns).withName("squat-api").withGracePeriod(0).delete();
+        awaitCondition("squat", Conditions.DEGRADED, "False", "AsExpected");
+        assertThat(client.secrets().inNamespace(ns).withName("squat-api").get().getData()).containsKeys("token", "readToken");
     }
 
     @Test
