@@ -281,9 +281,11 @@ public final class JobSql {
      * the grid. Ordinary jobs have none.
      */
     private static String handedBack() {
-        return "due_at = now() + f.delay * interval '1 millisecond',"
-                + " grid_at = case when j.repeat_interval is not null then coalesce(j.grid_at, j.due_at) end";
+        return "due_at = now() + f.delay * interval '1 millisecond', grid_at = " + GRID_SLOT;
     }
+
+    /** A slot of a recurring timer's grid (the one it keeps while off it, else its due date); null for other jobs. */
+    private static final String GRID_SLOT = "case when j.repeat_interval is not null then coalesce(j.grid_at, j.due_at) end";
 
     /**
      * Failed with attempts left: unlocked, due again after a delay. Parameters: ids (bigint[]),
@@ -469,15 +471,15 @@ public final class JobSql {
         return "with moved as (delete from " + job + " j using " + using
                 + " where " + where
                 + " returning j.id, j.type, j.payload, " + attempts + " as attempts, j.max_attempts, j.repeat_interval, "
-                + error + " as error, j.due_at, j.created_at, " + crashes + " as crashes)"
+                + error + " as error, j.due_at, j.created_at, " + crashes + " as crashes, " + GRID_SLOT + " as grid_at)"
                 + " insert into " + t.deadLetter()
-                + " (id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes)"
-                + " select id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes"
+                + " (id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes, grid_at)"
+                + " select id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes, grid_at"
                 + " from moved on conflict (id) do update set type = excluded.type, payload = excluded.payload,"
                 + " attempts = excluded.attempts, max_attempts = excluded.max_attempts,"
                 + " repeat_interval = excluded.repeat_interval, error = excluded.error,"
                 + " due_at = excluded.due_at, created_at = excluded.created_at, crashes = excluded.crashes,"
-                + " failed_at = now()";
+                + " grid_at = excluded.grid_at, failed_at = now()";
     }
 
     // ---- Session and presence: the node's long-lived connection, and the presence locks that
@@ -638,12 +640,15 @@ public final class JobSql {
      * earlier row's first tenure had, and that outcome would dead-letter it again mid-run.
      */
     public String retryDeadLetter() {
+        // Due now, and a recurring timer keeps its grid: its next slot counts from grid_at, not from
+        // the retry's moment (dead letters older nodes wrote have none: their due_at anchors it).
         return "with moved as (delete from " + t.deadLetter() + " where id = ? returning *)"
                 + " insert into " + job + " (id, type, payload, due_at, attempts, max_attempts,"
-                + " repeat_interval, last_error, created_at, version) overriding system value"
+                + " repeat_interval, last_error, created_at, version, grid_at) overriding system value"
                 + " select id, type, payload, now(), 0, max_attempts, repeat_interval,"
                 + " 'retried from dead letters; previous error: ' || error, created_at,"
-                + " 1 + floor(random() * 2147483000)::int from moved";
+                + " 1 + floor(random() * 2147483000)::int,"
+                + " case when repeat_interval is not null then coalesce(grid_at, due_at) end from moved";
     }
 
     /** Parameter: id. */

@@ -187,6 +187,31 @@ class JobApiTest {
         api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(404);
     }
 
+    /**
+     * A recurring timer dead-lettered and retried runs once at the retry, then on its own grid
+     * again: it came back with no grid, and ran at the retry's minute from then on.
+     */
+    @Test
+    void aRecurringTimerRetriedFromDeadLettersKeepsItsGrid() throws Exception {
+        // Hourly at :17:23, dead-lettered before it ran: a payload too large, written with SQL.
+        String slot = "date_trunc('hour', now()) - interval '2 hours' + interval '17 minutes 23 seconds'";
+        long id = jobs().count("insert into {s}.job (type, payload, due_at, repeat_interval, max_attempts)"
+                + " values ('noop', repeat('x', 1048577), " + slot + ", interval '1 hour', 3) returning id");
+        Jobs.await("dead-lettered", Duration.ofSeconds(30),
+                () -> jobs().count("select count(*) from {s}.dead_letter where id = " + id) == 1);
+        assertThat(jobs().count("select extract(epoch from grid_at)::bigint % 3600 from {s}.dead_letter where id = " + id))
+                .as("the dead letter's slot of the grid (seconds past the hour)").isEqualTo(17 * 60 + 23);
+
+        jobs().execute("update {s}.dead_letter set payload = '' where id = " + id); // fixed
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(200).body("status", equalTo("due"));
+        Jobs.await("run at the retry, and due at its next slot", Duration.ofSeconds(30),
+                () -> jobs().count("select count(*) from {s}.job where id = " + id + " and due_at > now() and grid_at is null"
+                        + " and last_error is null") == 1);
+        assertThat(jobs().count("select extract(epoch from due_at)::bigint % 3600 from {s}.job where id = " + id))
+                .as("the next slot, on the timer's grid").isEqualTo(17 * 60 + 23);
+        jobs().execute("delete from {s}.job where id = " + id);
+    }
+
     @Test
     void everyCallNeedsTheToken() {
         given().get("/api/v1/stats").then().statusCode(401).header("WWW-Authenticate", containsString("Bearer"));
