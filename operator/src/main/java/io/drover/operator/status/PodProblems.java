@@ -94,8 +94,12 @@ public final class PodProblems {
 
     static Optional<Problem> of(Pod pod) {
         String name = pod.getMetadata().getName();
-        if (pod.getStatus() == null || pod.getMetadata().getDeletionTimestamp() != null) {
-            // A pod being deleted (scale-down, roll) exits 143 on SIGTERM: not a crash.
+        if (pod.getMetadata().getDeletionTimestamp() != null) {
+            // A pod being deleted (scale-down, roll) exits 143 on SIGTERM: not a crash. One still
+            // there well past its grace period is: its kubelet does not confirm the kill.
+            return stuckTerminating(pod);
+        }
+        if (pod.getStatus() == null) {
             return Optional.empty();
         }
         if (pod.getStatus().getConditions() != null) {
@@ -179,6 +183,34 @@ public final class PodProblems {
     static String truncate(String s) {
         return s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE - 3) + "...";
     }
+
+    /**
+     * A pod still there {@link #STUCK_TERMINATING} past the end of its grace period (its deletion
+     * timestamp): its node is down or gone (the kubelet never confirms the kill), and the
+     * StatefulSet starts no pod of that ordinal until it is gone, so a node is missing, or a roll
+     * stalls, with no other cause shown.
+     */
+    private static Optional<Problem> stuckTerminating(Pod pod) {
+        java.time.Instant graceEnded;
+        try {
+            graceEnded = java.time.Instant.parse(pod.getMetadata().getDeletionTimestamp());
+        } catch (java.time.format.DateTimeParseException e) {
+            return Optional.empty();
+        }
+        java.time.Duration past = java.time.Duration.between(graceEnded, java.time.Instant.now());
+        if (past.compareTo(STUCK_TERMINATING) < 0) {
+            return Optional.empty();
+        }
+        String name = pod.getMetadata().getName();
+        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        return Optional.of(new Problem("PodStuckTerminating", "pod " + name + " is still terminating " + past.toMinutes()
+                + " min after its grace period ended" + (node == null ? "" : ", on node " + node) + ": the node is down or gone,"
+                + " and no pod replaces it until it is removed (once the node is gone for good: kubectl delete pod " + name
+                + " --force --grace-period=0)"));
+    }
+
+    /** How long past its grace period a terminating pod counts as stuck: a kubelet confirms within seconds. */
+    static final java.time.Duration STUCK_TERMINATING = java.time.Duration.ofMinutes(2);
 
     private static boolean finishedWithin(ContainerStateTerminated t, java.time.Duration d) {
         try {

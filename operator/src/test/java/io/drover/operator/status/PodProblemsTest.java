@@ -165,6 +165,30 @@ class PodProblemsTest {
                 .hasValueSatisfying(p -> assertThat(p.message()).startsWith("pod jobs-9"));
     }
 
+    /**
+     * A pod whose node went away stays Terminating (no kubelet confirms its end), and the
+     * StatefulSet starts no pod of its ordinal meanwhile: named, past its grace period, with the
+     * way out. One within its grace period, or just past it, is a stop in progress.
+     */
+    @Test
+    void aPodStuckTerminatingLongPastItsGracePeriodIsNamed() {
+        Pod stopping = running("jobs-2", false);
+        stopping.getMetadata().setDeletionTimestamp(java.time.Instant.now().plusSeconds(20).toString());
+        assertThat(PodProblems.of(stopping)).isEmpty();
+        stopping.getMetadata().setDeletionTimestamp(java.time.Instant.now().minusSeconds(30).toString());
+        assertThat(PodProblems.of(stopping)).as("just past its grace period").isEmpty();
+
+        Pod stuck = running("jobs-2", false);
+        stuck.setSpec(new io.fabric8.kubernetes.api.model.PodSpecBuilder().withNodeName("ip-10-0-3-7").build());
+        stuck.getMetadata().setDeletionTimestamp(java.time.Instant.now().minus(java.time.Duration.ofMinutes(9)).toString());
+        assertThat(PodProblems.find(List.of(running("jobs-0", true), stuck))).hasValueSatisfying(p -> {
+            assertThat(p.reason()).isEqualTo("PodStuckTerminating");
+            assertThat(p.message()).startsWith("pod jobs-2 is still terminating 9 min after its grace period ended, on node"
+                    + " ip-10-0-3-7").endsWith("kubectl delete pod jobs-2 --force --grace-period=0)");
+            assertThat(p.needsAction()).isTrue();
+        });
+    }
+
     private static Pod running(String name, boolean ready) {
         return pod(name).editStatus().withPhase("Running").addNewCondition().withType("Ready")
                 .withStatus(ready ? "True" : "False").endCondition().endStatus().build();
