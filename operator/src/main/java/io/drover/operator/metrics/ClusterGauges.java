@@ -32,8 +32,9 @@ import java.util.function.ToDoubleFunction;
  * </ul>
  * Tagged {@code namespace} and {@code drover_cluster} (the operator's PodMonitor keeps them:
  * honorLabels). Clusters are reconciled every figuresInterval; one not seen for
- * {@link #STALE_AFTER} (deleted, or the operator lost it) reads NaN, which no alert compares
- * true, and its gauges are removed after {@link #FORGET_AFTER}.
+ * {@link #STALE_AFTER}, or twice the longer of figuresInterval and secretRecheckInterval and
+ * 30 s if that is longer (deleted, or the operator lost it), reads NaN, which no alert compares
+ * true, and its gauges are removed {@link #FORGET_AFTER} later.
  */
 @ApplicationScoped
 public class ClusterGauges {
@@ -42,16 +43,38 @@ public class ClusterGauges {
 
     private final MeterRegistry registry;
     private final Clock clock;
+    private final Duration staleAfter;
+    private final Duration forgetAfter;
     private final Map<String, Cluster> clusters = new ConcurrentHashMap<>();
 
     @jakarta.inject.Inject
-    public ClusterGauges(MeterRegistry registry) {
-        this(registry, Clock.systemUTC());
+    public ClusterGauges(MeterRegistry registry, io.drover.operator.config.OperatorConfig config) {
+        this(registry, Clock.systemUTC(), longer(config.figuresInterval(), config.secretRecheckInterval()));
     }
 
     ClusterGauges(MeterRegistry registry, Clock clock) {
+        this(registry, clock, Duration.ZERO);
+    }
+
+    /**
+     * @param longestPass the longest time between two passes over a cluster (figuresInterval, or
+     *                    secretRecheckInterval while a pass is blocked): a cluster reconciled that
+     *                    seldom read NaN between passes, and the alerts' {@code for} never held
+     */
+    ClusterGauges(MeterRegistry registry, Clock clock, Duration longestPass) {
         this.registry = registry;
         this.clock = clock;
+        this.staleAfter = longer(STALE_AFTER, longestPass.multipliedBy(2).plusSeconds(30));
+        this.forgetAfter = longer(FORGET_AFTER, staleAfter.plus(FORGET_AFTER));
+    }
+
+    private static Duration longer(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** How long a cluster not reconciled keeps its values (then NaN). */
+    Duration staleAfter() {
+        return staleAfter;
     }
 
     /** Records the status just written for the cluster. */
@@ -88,7 +111,7 @@ public class ClusterGauges {
 
     private void forgetStale(Instant now) {
         clusters.values().removeIf(c -> {
-            boolean forget = c.seen.isBefore(now.minus(FORGET_AFTER));
+            boolean forget = c.seen.isBefore(now.minus(forgetAfter));
             if (forget) {
                 c.meters.forEach(registry::remove);
             }
@@ -110,7 +133,7 @@ public class ClusterGauges {
         }
 
         boolean fresh(Instant now) {
-            return !seen.isBefore(now.minus(STALE_AFTER));
+            return !seen.isBefore(now.minus(staleAfter));
         }
 
         Meter.Id register(Gauge.Builder<?> gauge) {

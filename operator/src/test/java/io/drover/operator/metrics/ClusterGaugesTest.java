@@ -70,6 +70,18 @@ class ClusterGaugesTest {
         assertThat(registry.find("drover.cluster.bottleneck").tag("drover_cluster", "payments").gauge()).isNull();
     }
 
+    /** Passes every 5 minutes (a long secretRecheckInterval while blocked): the values hold between them. */
+    @Test
+    void aClusterReconciledSeldomKeepsItsValuesBetweenPasses() {
+        ClusterGauges seldom = new ClusterGauges(registry, clock, java.time.Duration.ofMinutes(5));
+        seldom.record(ec, status(2, 0, "Idle", "True", "SecretNotFound"));
+        clock.advance(java.time.Duration.ofMinutes(5).plusSeconds(10));
+        assertThat(registry.get("drover.cluster.degraded").gauge().value()).as("between two passes").isEqualTo(1);
+        assertThat(seldom.staleAfter()).isEqualTo(java.time.Duration.ofMinutes(10).plusSeconds(30));
+        clock.advance(java.time.Duration.ofMinutes(6));
+        assertThat(registry.get("drover.cluster.degraded").gauge().value()).as("no pass for twice as long").isNaN();
+    }
+
     private double gauge(String name) {
         return registry.get(name).tag("namespace", "team").tag("drover_cluster", "payments").gauge().value();
     }
