@@ -37,6 +37,8 @@ public final class Autoscaler {
 
     /** The outcomes in which autoscaling is asked for and cannot work (ClusterStatus tells them apart). */
     public static final String KEDA_NOT_INSTALLED = "KedaNotInstalled";
+    /** Autoscaling on, and another HorizontalPodAutoscaler scales the StatefulSet beside KEDA's. */
+    public static final String CONFLICTING_AUTOSCALER = "ConflictingAutoscaler";
     public static final String SCALED_OBJECT_NOT_READY = "ScaledObjectNotReady";
     /**
      * The API server refused KEDA's objects (KEDA's webhook: another HPA or ScaledObject scales
@@ -100,6 +102,15 @@ public final class Autoscaler {
             return new Outcome(false, true, SCALED_OBJECT_REFUSED, "The API server refused KEDA's objects for this cluster ("
                     + e.getCode() + ": " + ApiServerMessages.words(e) + "): the fleet keeps its current size until it takes them"
                     + " (another HorizontalPodAutoscaler or ScaledObject on the StatefulSet? an admission policy?)");
+        }
+        var others = hpasOn(client, ec).stream().filter(hpa -> !kedasFor(hpa, ec)).toList();
+        if (!others.isEmpty()) {
+            // Two HPAs on one target: Kubernetes scales it with neither (AmbiguousSelector), while
+            // KEDA's ScaledObject may still say Ready.
+            return new Outcome(false, true, CONFLICTING_AUTOSCALER, "HorizontalPodAutoscaler "
+                    + others.getFirst().getMetadata().getName() + " scales the StatefulSet beside KEDA's, and Kubernetes then"
+                    + " scales it with neither: delete it, or set spec.autoscaling.enabled to false to leave the node count to it;"
+                    + " the fleet keeps its current size meanwhile");
         }
         AutoscalingSpec a = ec.getSpec().autoscaling;
         String target = a.minReplicas + "-" + a.maxReplicas + " nodes, " + a.targetBacklogPerNode + " jobs per node";

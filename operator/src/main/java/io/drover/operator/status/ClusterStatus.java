@@ -64,10 +64,12 @@ public final class ClusterStatus {
 
         /**
          * The spec was applied; the autoscaling condition as the autoscaler reports it. KEDA's
-         * objects refused (the rest applied) is a problem someone must act on: Degraded too.
+         * objects refused (the rest applied), or another HPA beside KEDA's, is a problem someone
+         * must act on: Degraded too.
          */
         public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
-            boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason);
+            boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason)
+                    || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscalingReason);
             return new Findings(true, autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
                     refused ? autoscalingMessage : null, null, null, null);
         }
@@ -243,7 +245,8 @@ public final class ClusterStatus {
         return a != null && Boolean.TRUE.equals(a.enabled) && !"True".equals(autoscaling.status())
                 && (Autoscaler.KEDA_NOT_INSTALLED.equals(autoscaling.reason())
                 || Autoscaler.SCALED_OBJECT_NOT_READY.equals(autoscaling.reason())
-                || Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscaling.reason()));
+                || Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscaling.reason())
+                || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscaling.reason()));
     }
 
     /**

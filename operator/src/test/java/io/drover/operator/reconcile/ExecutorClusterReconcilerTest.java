@@ -660,6 +660,18 @@ class ExecutorClusterReconcilerTest {
         client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(taken).updateStatus();
         edit("auto", ec -> ec.getSpec().threads = 24);
         awaitCondition("auto", Conditions.AUTOSCALING, "True", "KedaScaling");
+
+        // Someone's own HPA beside KEDA's: Kubernetes scales with neither; said, not KedaScaling.
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName("beside").endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
+                .endSpec().build()).create();
+        ExecutorCluster conflicting = awaitCondition("auto", Conditions.AUTOSCALING, "False", Autoscaler.CONFLICTING_AUTOSCALER);
+        assertThat(condition(conflicting, Conditions.AUTOSCALING).getMessage()).contains("HorizontalPodAutoscaler beside");
+        assertThat(condition(conflicting, Conditions.DEGRADED).getReason()).isEqualTo(Autoscaler.CONFLICTING_AUTOSCALER);
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).withName("beside").delete();
+        awaitCondition("auto", Conditions.AUTOSCALING, "True", "KedaScaling");
         client.apps().statefulSets().inNamespace(ns).withName("auto").scale(4);
 
         // Settings change: the pods roll, the autoscaler's count stays.
