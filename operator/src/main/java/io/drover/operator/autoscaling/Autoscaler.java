@@ -73,6 +73,13 @@ public final class Autoscaler {
                 delete(client, ec);
             }
             var hpas = hpasOn(client, ec);
+            String theirs = keda ? someoneElsesScaledObject(client, ec) : null;
+            if (theirs != null && hpas.stream().anyMatch(hpa -> kedasFor(hpa, ec))) {
+                // The HPA of someone's own ScaledObject of the cluster's name, not one being removed.
+                return new Outcome(false, true, SCALED_BY_ANOTHER_AUTOSCALER, "spec.autoscaling.enabled is false, and"
+                        + " ScaledObject " + theirs + ", not this cluster's, scales the StatefulSet: the operator leaves the"
+                        + " node count to it (spec.replicas is not applied)");
+            }
             if (hpas.stream().anyMatch(hpa -> kedasFor(hpa, ec))) {
                 return new Outcome(false, true, "Disabling", "spec.autoscaling.enabled is false; KEDA's HPA still"
                         + " scales the StatefulSet and is being removed: the fleet keeps its current size until it is gone");
@@ -132,6 +139,17 @@ public final class Autoscaler {
     /** A refusal of the object as written (invalid, forbidden, denied by a webhook or a policy), as opposed to a failure to ask. */
     private static boolean refused(KubernetesClientException e) {
         return e.getCode() == 400 || e.getCode() == 403 || e.getCode() == 422;
+    }
+
+    /** The name of a ScaledObject of the cluster's name that the cluster does not own, or null. */
+    private static String someoneElsesScaledObject(KubernetesClient client, ExecutorCluster ec) {
+        GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
+        if (so == null) {
+            return null;
+        }
+        var refs = so.getMetadata().getOwnerReferences();
+        boolean ours = refs != null && refs.stream().anyMatch(r -> ec.getMetadata().getUid().equals(r.getUid()));
+        return ours ? null : so.getMetadata().getName();
     }
 
     /** The HorizontalPodAutoscalers that scale the cluster's StatefulSet (KEDA's, or someone's own). */

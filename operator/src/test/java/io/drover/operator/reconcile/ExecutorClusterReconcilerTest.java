@@ -740,6 +740,29 @@ class ExecutorClusterReconcilerTest {
         awaitHash("auto", before);
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas())
                 .as("the other autoscaler's count").isEqualTo(5);
+
+        // Someone's own ScaledObject of the cluster's name, and KEDA's HPA for it: another
+        // autoscaler, not KEDA's HPA of this cluster being removed ("Disabling" for good).
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).withName("mine").delete();
+        GenericKubernetesResource own = new GenericKubernetesResource();
+        own.setApiVersion("keda.sh/v1alpha1");
+        own.setKind("ScaledObject");
+        own.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("auto").build());
+        own.setAdditionalProperties(Map.of("spec", Map.of("scaleTargetRef", Map.of("kind", "StatefulSet", "name", "auto"),
+                "triggers", java.util.List.of(Map.of("type", "cpu", "metadata", Map.of("value", "50"))))));
+        client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(own).create();
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName("keda-hpa-auto").endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
+                .endSpec().build()).create();
+        edit("auto", ec -> ec.getSpec().threads = 40);
+        org.awaitility.Awaitility.await("the other ScaledObject named").atMost(TIMEOUT).until(() -> {
+            var c = condition(client.resources(ExecutorCluster.class).inNamespace(ns).withName("auto").get(), Conditions.AUTOSCALING);
+            return Autoscaler.SCALED_BY_ANOTHER_AUTOSCALER.equals(c.getReason())
+                    && c.getMessage().contains("ScaledObject auto, not this cluster's, scales the StatefulSet");
+        });
+        assertThat(keda("ScaledObject", "auto")).as("someone's own, left alone").isNotNull();
     }
 
     @Test
