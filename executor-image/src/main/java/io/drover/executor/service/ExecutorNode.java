@@ -60,7 +60,7 @@ public class ExecutorNode {
      * engine is made first and the stop closes it.
      */
     private final Object making = new Object();
-    private boolean stopping;
+    private volatile boolean stopping; // written under making; read without it by liveness
     private AgroalDataSource enginePool;
     private volatile Thread startup;
     private volatile StartupWatch startupWatch;
@@ -211,13 +211,9 @@ public class ExecutorNode {
      */
     public Optional<String> startupStuck() {
         StartupWatch watch = startupWatch;
-        if (started || watch == null || waitingFor.startsWith("failed")) {
+        // Not under making: the start-up holds it while the engine starts, and a probe must not wait.
+        if (started || stopping || watch == null || waitingFor.startsWith("failed")) {
             return Optional.empty();
-        }
-        synchronized (making) {
-            if (stopping) {
-                return Optional.empty();
-            }
         }
         return watch.problem(startup, waitingFor, System.nanoTime());
     }
