@@ -68,7 +68,8 @@ public class ApiExceptionMappers {
      */
     static String reason(JsonProcessingException e) {
         if (e instanceof UnrecognizedPropertyException u) {
-            return "is not a field here; the fields are " + u.getKnownPropertyIds().stream().map(String::valueOf)
+            return u.getKnownPropertyIds() == null ? "is not a field here"
+                    : "is not a field here; the fields are " + u.getKnownPropertyIds().stream().map(String::valueOf)
                     .sorted().collect(Collectors.joining(", "));
         }
         for (Throwable t : Causes.chain(e)) {

@@ -37,6 +37,12 @@ public record JobBatchRequest(List<JobRequest> jobs, @Schema(hidden = true) int 
             this.keep = keep;
         }
 
+        /** For an unknown field's error ("the fields are jobs"): without it Jackson names none. */
+        @Override
+        public java.util.Collection<Object> getKnownPropertyNames() {
+            return List.of("jobs");
+        }
+
         @Override
         public JobBatchRequest deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
             if (p.currentToken() != JsonToken.START_OBJECT) {

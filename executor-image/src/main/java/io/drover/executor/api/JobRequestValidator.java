@@ -44,7 +44,9 @@ final class JobRequestValidator {
         if (request == null || request.jobs() == null || request.jobs().isEmpty()) {
             throw new InvalidRequestException(List.of(new FieldError("jobs", "must be a non-empty array")));
         }
-        if (request.count() > maxBatch) {
+        // More than were read can only be more than maxBatch (the reader keeps that many): refused,
+        // never written short.
+        if (request.count() > maxBatch || request.jobs().size() < request.count()) {
             throw new InvalidRequestException(List.of(new FieldError("jobs",
                     "must hold at most " + maxBatch + " jobs per call, got " + request.count())));
         }

@@ -20,19 +20,33 @@ import java.io.StringWriter;
  * fingerprints are unchanged. The parser still applies the API's rules as it reads: a field given
  * twice, nesting depth, lengths of numbers and strings.
  *
- * @param text    what is stored: a JSON string's own text, or any other value's JSON text
+ * @param text    what is stored: a JSON string's own text, any other value's JSON text, or null for a JSON null
  * @param textual true if the payload was a JSON string
  */
 @JsonDeserialize(using = RequestPayload.Reader.class)
 public record RequestPayload(String text, boolean textual) {
+    /** "payload": null, given: nothing stored, as when left out; fingerprinted as null, as the tree's NullNode was. */
+    static final RequestPayload JSON_NULL = new RequestPayload(null, false);
+
     /** The payload as JSON text (a string quoted), as the idempotency fingerprint reads it. */
     public String json() {
-        return textual ? PayloadJson.mapper().getNodeFactory().textNode(text).toString() : text;
+        return text == null ? "null" : textual ? PayloadJson.mapper().getNodeFactory().textNode(text).toString() : text;
     }
 
     static final class Reader extends StdDeserializer<RequestPayload> {
         Reader() {
             super(RequestPayload.class);
+        }
+
+        @Override
+        public RequestPayload getNullValue(DeserializationContext ctx) {
+            return JSON_NULL;
+        }
+
+        /** Left out: no payload at all (Jackson's default would take it for a JSON null). */
+        @Override
+        public Object getAbsentValue(DeserializationContext ctx) {
+            return null;
         }
 
         @Override

@@ -21,6 +21,8 @@ class IdempotencyKeysTest {
                 .isNotEqualTo(one(new JobRequest("sleep", new RequestPayload("100", false), null, 3, null)));
         assertThat(one(job)).as("the number 100 and the string 100")
                 .isNotEqualTo(one(new JobRequest("sleep", new RequestPayload("100", true), null, null, null)));
+        assertThat(one(new JobRequest("sleep", RequestPayload.JSON_NULL, null, null, null))).as("payload null given, and left out")
+                .isNotEqualTo(one(new JobRequest("sleep", null, null, null, null)));
         assertThat(one(new JobRequest("ab", null, "c", null, null))).as("fields do not run into each other")
                 .isNotEqualTo(one(new JobRequest("a", null, "bc", null, null)));
         assertThat(one(job)).as("the other call").isNotEqualTo(IdempotencyKeys.request("batch", List.of(job)));

@@ -77,6 +77,13 @@ class JobApiTest {
                 .body("errors.field", hasItem("type")).body("message", containsString("type is required"));
         api().body("{\"type\":\"noop\",\"maxAttempts\":0}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("maxAttempts"));
+        // A field that is not one: named, with the fields there are (a batch's reader named none: 500).
+        api().body("{\"type\":\"noop\",\"priority\":1}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("priority")).body("errors[0].message", containsString("the fields are"));
+        api().body("{\"job\":[{\"type\":\"noop\"}]}").post("/api/v1/jobs/batch").then().statusCode(400)
+                .body("errors[0].field", equalTo("job")).body("errors[0].message", equalTo("is not a field here; the fields are jobs"));
+        api().body("{\"jobs\":[{\"type\":\"noop\",\"priority\":1}]}").post("/api/v1/jobs/batch").then().statusCode(400)
+                .body("errors[0].field", equalTo("jobs[0].priority"));
         api().body("{\"type\":\"noop\",\"dueAt\":\"tomorrow\"}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("dueAt"));
         api().body("{\"type\":\"noop\",\"repeatEvery\":\"0s\"}").post("/api/v1/jobs").then().statusCode(400)
