@@ -108,7 +108,7 @@ final class CompletionLoop implements OutcomeBacklog {
      */
     String lastProblem() {
         DatabaseDiagnosis d = lastDiagnosis;
-        return d == null ? null : d.toString();
+        return d == null ? "the write has had no answer yet" : d.toString();
     }
 
     /** How long the batch being written has been trying (0 when none is): a stalled pipeline. */
@@ -176,6 +176,7 @@ final class CompletionLoop implements OutcomeBacklog {
             try (Connection c = dataSource.getConnection()) {
                 CompletionWriter.Result result = writer.write(c, batch);
                 problems.succeeded();
+                lastDiagnosis = null; // a later write that hangs must not show this one's cause
                 database.succeeded();
                 metrics.completionBatch(outcomes.size());
                 settle(outcomes, result, again);

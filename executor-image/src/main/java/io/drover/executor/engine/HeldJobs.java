@@ -189,7 +189,12 @@ final class HeldJobs {
     List<Long> dropLost(Collection<Lease> asked, Set<Long> renewed, State state) {
         List<Long> dropped = new ArrayList<>();
         for (Lease l : asked) {
-            if (!renewed.contains(l.id()) && drops(l, state) && leases.remove(l.id(), l)) {
+            if (renewed.contains(l.id()) || !drops(l, state)) {
+                continue;
+            }
+            // A running one is LOST now (its outcome is not written): counted here even if a later
+            // tenure of its row already took its place in the map, or no one would count it.
+            if (leases.remove(l.id(), l) || state == State.RUNNING) {
                 dropped.add(l.id());
             }
         }

@@ -64,6 +64,7 @@ public class ExecutorNode {
     private AgroalDataSource enginePool;
     private volatile Thread startup;
     private volatile StartupWatch startupWatch;
+    private volatile boolean migrating;
 
     /**
      * The settings and the handler beans are made in {@link #start}, not injected made: a bad
@@ -112,7 +113,12 @@ public class ExecutorNode {
             // termination message say: the database is checked first, before anything changes in it.
             DatabaseStartup.retry("Migrating the schema " + settings.schema(), () -> {
                 checkDatabase();
-                flyway.migrate();
+                migrating = true;
+                try {
+                    flyway.migrate();
+                } finally {
+                    migrating = false;
+                }
             }, config.startupTimeout(), status -> waitingFor = status);
             if (!config.enabled()) {
                 LOG.info("Job execution disabled (drover.enabled=false)");
@@ -169,6 +175,7 @@ public class ExecutorNode {
     }
 
     void stop(@Observes ShutdownEvent event) {
+        stopping = true; // first: liveness must not take the interrupted start-up for a failed one
         if (startup != null && startup.isAlive()) {
             startup.interrupt();
         }
@@ -215,7 +222,9 @@ public class ExecutorNode {
         if (started || stopping || watch == null || waitingFor.startsWith("failed")) {
             return Optional.empty();
         }
-        return watch.problem(startup, waitingFor, System.nanoTime());
+        Optional<String> problem = watch.problem(startup, waitingFor, migrating, System.nanoTime());
+        // Read again: the start-up may have finished, or the stop begun, while the watch looked.
+        return started || stopping ? Optional.empty() : problem;
     }
 
     /** While starting: what the node is waiting for. */

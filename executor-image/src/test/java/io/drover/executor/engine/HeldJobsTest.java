@@ -113,6 +113,15 @@ class HeldJobsTest {
         assertThat(held.dropLost(held.leases(), Set.of(), HeldJobs.State.RUNNING)).containsExactly(1L);
         assertThat(held.completing(lost)).as("the lost job's outcome: nothing to write").isFalse();
         assertThat(held.leases()).containsExactly(finishing);
+
+        // Found lost after a later tenure of its row took its place: counted all the same.
+        HeldJobs.Lease earlier = held.acquired(List.of(job(3, 1)), System.nanoTime()).get(0);
+        assertThat(held.start(earlier)).isTrue();
+        List<HeldJobs.Lease> asked = List.of(earlier);
+        HeldJobs.Lease later = held.acquired(List.of(job(3, 2)), System.nanoTime()).get(0);
+        assertThat(held.dropLost(asked, Set.of(), HeldJobs.State.RUNNING)).containsExactly(3L);
+        assertThat(held.completing(earlier)).isFalse();
+        assertThat(held.leases()).as("the later tenure untouched").contains(later);
     }
 
     private static AcquiredJob job(long id, int version) {

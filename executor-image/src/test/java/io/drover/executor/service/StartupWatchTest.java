@@ -15,10 +15,10 @@ class StartupWatchTest {
             throw new StackOverflowError(); // what no catch of Exception sees
         });
         thread.setUncaughtExceptionHandler((t, e) -> { });
-        assertThat(watch.problem(null, "starting", System.nanoTime())).isEmpty();
+        assertThat(watch.problem(null, "starting", false, System.nanoTime())).isEmpty();
         thread.start();
         thread.join();
-        assertThat(watch.problem(thread, "Migrating the schema drover", System.nanoTime()))
+        assertThat(watch.problem(thread, "Migrating the schema drover", false, System.nanoTime()))
                 .hasValue("start-up ended without starting the node (the log says why): Migrating the schema drover");
     }
 
@@ -34,10 +34,12 @@ class StartupWatchTest {
         });
         try {
             long now = System.nanoTime();
-            assertThat(watch.problem(running, "Migrating the schema drover", now)).isEmpty();
-            assertThat(watch.problem(running, "Migrating the schema drover", now + Duration.ofSeconds(39).toNanos())).isEmpty();
-            assertThat(watch.problem(running, "Migrating the schema drover", now + Duration.ofSeconds(41).toNanos()))
+            assertThat(watch.problem(running, "Migrating the schema drover", false, now)).isEmpty();
+            assertThat(watch.problem(running, "Migrating the schema drover", false, now + Duration.ofSeconds(39).toNanos())).isEmpty();
+            assertThat(watch.problem(running, "Migrating the schema drover", false, now + Duration.ofSeconds(41).toNanos()))
                     .hasValueSatisfying(p -> assertThat(p).startsWith("still starting after 4").endsWith("(startupTimeout PT10S): Migrating the schema drover"));
+            // A migration that is merely long runs to its end: killed, it would roll back at every start.
+            assertThat(watch.problem(running, "Migrating the schema drover", true, now + Duration.ofMinutes(30).toNanos())).isEmpty();
         } finally {
             running.interrupt();
         }
