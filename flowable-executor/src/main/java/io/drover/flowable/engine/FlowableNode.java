@@ -157,7 +157,7 @@ public class FlowableNode {
         ProcessEngine built = null;
         try {
             // One node at a time creates or upgrades the schema (a pooled connection holds the lock
-            // while the engine builds on others: the pool holds threads + 8); the others wait,
+            // while the engine builds on others: the pool holds threads + 9); the others wait,
             // then find it done. The schema is created only if missing: CREATE needs a right on
             // the database that a role owning an existing schema may not have.
             try (Connection lock = dataSource.getConnection(); Statement s = lock.createStatement()) {

@@ -49,6 +49,15 @@ final class JobOutcomes implements FlowableEventListener {
                 .description("Jobs run by this node, by type and outcome").register(registry)).increment();
     }
 
+    /**
+     * Registered for these two types only: a listener fired on commit is queued for every event
+     * it is given, and run after the commit in a command of its own.
+     */
+    @Override
+    public java.util.Collection<? extends org.flowable.common.engine.api.delegate.event.FlowableEventType> getTypes() {
+        return java.util.List.of(FlowableEngineEventType.JOB_EXECUTION_SUCCESS, FlowableEngineEventType.JOB_EXECUTION_FAILURE);
+    }
+
     @Override
     public boolean isFailOnException() {
         return false; // a metric must never fail a job

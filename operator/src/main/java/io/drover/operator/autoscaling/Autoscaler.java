@@ -147,9 +147,7 @@ public final class Autoscaler {
         if (so == null) {
             return null;
         }
-        var refs = so.getMetadata().getOwnerReferences();
-        boolean ours = refs != null && refs.stream().anyMatch(r -> ec.getMetadata().getUid().equals(r.getUid()));
-        return ours ? null : so.getMetadata().getName();
+        return io.drover.operator.resources.Ownership.ownedBy(so, ec) ? null : so.getMetadata().getName();
     }
 
     /** The HorizontalPodAutoscalers that scale the cluster's StatefulSet (KEDA's, or someone's own). */
