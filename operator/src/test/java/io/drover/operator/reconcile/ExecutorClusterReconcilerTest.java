@@ -662,11 +662,7 @@ class ExecutorClusterReconcilerTest {
         awaitCondition("auto", Conditions.AUTOSCALING, "True", "KedaScaling");
 
         // Someone's own HPA beside KEDA's: Kubernetes scales with neither; said, not KedaScaling.
-        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
-                .withNewMetadata().withName("beside").endMetadata()
-                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
-                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
-                .endSpec().build()).create();
+        hpaOnAuto("beside");
         ExecutorCluster conflicting = awaitCondition("auto", Conditions.AUTOSCALING, "False", Autoscaler.CONFLICTING_AUTOSCALER);
         assertThat(condition(conflicting, Conditions.AUTOSCALING).getMessage()).contains("HorizontalPodAutoscaler beside");
         assertThat(condition(conflicting, Conditions.DEGRADED).getReason()).isEqualTo(Autoscaler.CONFLICTING_AUTOSCALER);
@@ -707,11 +703,7 @@ class ExecutorClusterReconcilerTest {
 
         // Autoscaling off while KEDA's HPA still targets the StatefulSet (KEDA removes it after its
         // ScaledObject): the count stays until the HPA is gone, then spec.replicas rules again.
-        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
-                .withNewMetadata().withName("keda-hpa-auto").endMetadata()
-                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
-                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
-                .endSpec().build()).create();
+        hpaOnAuto("keda-hpa-auto");
         edit("auto", ec -> ec.getSpec().autoscaling.enabled = false);
         awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabling");
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> keda("ScaledObject", "auto") == null && keda("TriggerAuthentication", "auto-db") == null);
@@ -723,11 +715,7 @@ class ExecutorClusterReconcilerTest {
 
         // Someone's own HPA on the StatefulSet: the operator leaves the count to it rather than
         // write spec.replicas back at every pass, and says so (it once waited for it as for KEDA's).
-        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
-                .withNewMetadata().withName("mine").endMetadata()
-                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
-                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
-                .endSpec().build()).create();
+        hpaOnAuto("mine");
         edit("auto", ec -> ec.getSpec().threads = 32);
         ExecutorCluster theirs = awaitCondition("auto", Conditions.AUTOSCALING, "False", Autoscaler.SCALED_BY_ANOTHER_AUTOSCALER);
         assertThat(condition(theirs, Conditions.AUTOSCALING).getMessage()).contains("HorizontalPodAutoscaler mine scales the StatefulSet");
@@ -751,11 +739,7 @@ class ExecutorClusterReconcilerTest {
         own.setAdditionalProperties(Map.of("spec", Map.of("scaleTargetRef", Map.of("kind", "StatefulSet", "name", "auto"),
                 "triggers", java.util.List.of(Map.of("type", "cpu", "metadata", Map.of("value", "50"))))));
         client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(own).create();
-        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
-                .withNewMetadata().withName("keda-hpa-auto").endMetadata()
-                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
-                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
-                .endSpec().build()).create();
+        hpaOnAuto("keda-hpa-auto");
         edit("auto", ec -> ec.getSpec().threads = 40);
         org.awaitility.Awaitility.await("the other ScaledObject named").atMost(TIMEOUT).until(() -> {
             var c = condition(client.resources(ExecutorCluster.class).inNamespace(ns).withName("auto").get(), Conditions.AUTOSCALING);
@@ -763,6 +747,15 @@ class ExecutorClusterReconcilerTest {
                     && c.getMessage().contains("ScaledObject auto, not this cluster's, scales the StatefulSet");
         });
         assertThat(keda("ScaledObject", "auto")).as("someone's own, left alone").isNotNull();
+    }
+
+    /** A HorizontalPodAutoscaler of the given name on the StatefulSet "auto" (KEDA's, by its name, or someone's own). */
+    private void hpaOnAuto(String name) {
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(5)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("auto").endScaleTargetRef()
+                .endSpec().build()).create();
     }
 
     @Test
