@@ -624,10 +624,12 @@ class HelmChartTest {
         assertThat(template("--set", "executorImage.repository=registry.example.com:5000/drover/executor-x",
                 "--set", "executorImage.tag=2.0.1-rc_1").exit()).as("a registry with a port, a tag").isZero();
         // The ServiceAccount's name goes into the admission policies' CEL: a quote in it rewrote them.
-        for (String name : List.of("x' || true || 'y", "Ops")) {
-            Result account = template("--set", "serviceAccount.create=false", "--set", "serviceAccount.name=" + name);
-            assertThat(account.exit()).as(name).isNotZero();
-            assertThat(account.output()).contains("/serviceAccount/name");
+        // Other names the API server would refuse, naming neither the value nor its key.
+        for (String value : List.of("serviceAccount.name=x' || true || 'y", "serviceAccount.name=Ops", "priorityClassName=High Priority",
+                "metrics.grafanaDashboard.namespace=Monitoring")) {
+            Result named = template("--set", "serviceAccount.create=false", "--set", value);
+            assertThat(named.exit()).as(value).isNotZero();
+            assertThat(named.output()).contains("/" + value.substring(0, value.indexOf('=')).replace('.', '/'));
         }
         // podLabels may not replace the selector's labels (the Deployment would select none of its pods).
         Result relabelled = template("--set", "podLabels.app\\.kubernetes\\.io/name=x");
