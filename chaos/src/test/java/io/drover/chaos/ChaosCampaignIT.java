@@ -106,19 +106,25 @@ class ChaosCampaignIT {
         List<Long> jobs = fleet.insert(JOBS, "chaos", JOB_MILLIS, 3);
         long faultStart = t0;
         long faultEnd = t0;
+        boolean began = false;
         try {
             Fleet.await("a fifth of the jobs finished", Duration.ofMinutes(2), () -> campaign.receiver().events()
                     .stream().filter(e -> e.kind().equals("finish")).count() >= JOBS / 5);
             faultStart = System.nanoTime();
+            began = true;
             action.inject(fleet);
             faultEnd = System.nanoTime();
             Fleet.await("the jobs drained", Duration.ofMinutes(3), fleet.sql("select count(*) from {s}.job", 0));
         } catch (AssertionError e) {
             System.out.println("[chaos] " + scenario + " (" + lockMode + "): " + e.getMessage()); // the accounting says what
         }
-        return finish(scenario, fault, lockMode, fleet, jobs, Map.of(),
+        Accounting a = finish(scenario, fault, lockMode, fleet, jobs, Map.of(),
                 new Accounting.Fault(faultStart, faultEnd, faultedNode, detection.toNanos()),
                 Duration.ofNanos(System.nanoTime() - Math.max(faultEnd, t0)));
+        // A fleet that never finished a fifth of its jobs never met the fault: the accounting
+        // alone would pass it if the jobs drained meanwhile.
+        assertThat(began).as(scenario + " (" + lockMode + "): the fault was injected").isTrue();
+        return a;
     }
 
     private static Accounting finish(String scenario, String fault, String lockMode, Fleet fleet, List<Long> jobs,
