@@ -20,10 +20,6 @@ import java.util.List;
  * @param count how many the call gave (past maxBatch they are counted, not read)
  */
 public record JobBatchRequest(List<JobRequest> jobs, @Schema(hidden = true) int count) {
-    public JobBatchRequest(List<JobRequest> jobs) {
-        this(jobs, jobs == null ? 0 : jobs.size());
-    }
-
     /**
      * Reads at most {@code keep} jobs and skips the rest, counting them: a body of three million
      * empty jobs ({"jobs":[{},{},...]}, 10 MB) held 124 MB of records before the batch's size was

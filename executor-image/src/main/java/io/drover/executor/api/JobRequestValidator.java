@@ -79,7 +79,7 @@ final class JobRequestValidator {
         } else if (unpairedSurrogate(type)) {
             errors.add(new FieldError(path + "type", SURROGATE));
         }
-        String payload = payloadText(r.payload());
+        String payload = r.payload() == null ? null : r.payload().text();
         if (payload != null && payload.indexOf('\u0000') >= 0) {
             errors.add(new FieldError(path + "payload", NUL));
         } else if (payload != null && unpairedSurrogate(payload)) {
@@ -129,9 +129,5 @@ final class JobRequestValidator {
             }
         }
         return false;
-    }
-
-    private static String payloadText(RequestPayload payload) {
-        return payload == null ? null : payload.text();
     }
 }

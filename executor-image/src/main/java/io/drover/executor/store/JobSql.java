@@ -281,11 +281,16 @@ public final class JobSql {
      * the grid. Ordinary jobs have none.
      */
     private static String handedBack() {
-        return "due_at = now() + f.delay * interval '1 millisecond', grid_at = " + GRID_SLOT;
+        return "due_at = now() + f.delay * interval '1 millisecond', grid_at = " + gridSlot("j.");
     }
 
-    /** A slot of a recurring timer's grid (the one it keeps while off it, else its due date); null for other jobs. */
-    private static final String GRID_SLOT = "case when j.repeat_interval is not null then coalesce(j.grid_at, j.due_at) end";
+    /**
+     * A slot of a recurring timer's grid (the one it keeps while off it, else its due date); null
+     * for other jobs. {@code row} prefixes the columns: a table alias with its dot, or nothing.
+     */
+    private static String gridSlot(String row) {
+        return "case when " + row + "repeat_interval is not null then coalesce(" + row + "grid_at, " + row + "due_at) end";
+    }
 
     /**
      * Failed with attempts left: unlocked, due again after a delay. Parameters: ids (bigint[]),
@@ -471,7 +476,7 @@ public final class JobSql {
         return "with moved as (delete from " + job + " j using " + using
                 + " where " + where
                 + " returning j.id, j.type, j.payload, " + attempts + " as attempts, j.max_attempts, j.repeat_interval, "
-                + error + " as error, j.due_at, j.created_at, " + crashes + " as crashes, " + GRID_SLOT + " as grid_at)"
+                + error + " as error, j.due_at, j.created_at, " + crashes + " as crashes, " + gridSlot("j.") + " as grid_at)"
                 + " insert into " + t.deadLetter()
                 + " (id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes, grid_at)"
                 + " select id, type, payload, attempts, max_attempts, repeat_interval, error, due_at, created_at, crashes, grid_at"
@@ -648,7 +653,7 @@ public final class JobSql {
                 + " select id, type, payload, now(), 0, max_attempts, repeat_interval,"
                 + " 'retried from dead letters; previous error: ' || error, created_at,"
                 + " 1 + floor(random() * 2147483000)::int,"
-                + " case when repeat_interval is not null then coalesce(grid_at, due_at) end from moved";
+                + " " + gridSlot("") + " from moved";
     }
 
     /** Parameter: id. */
