@@ -14,6 +14,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,7 +31,8 @@ class LoopFailureTest {
     private static final AgroalDataSource db = TestDatabase.sharedPool();
 
     @ParameterizedTest(name = "{1}")
-    @CsvSource({"drover-completion-, completion", "drover-renewer-, lock renewal"})
+    @CsvSource({"drover-completion-, completion", "drover-renewer-, lock renewal", "drover-acquirer-, acquisition",
+            "drover-sweeper-, expired lock sweep"})
     void aLoopThatEndsOnAnUnexpectedErrorStopsTheNodeStartingJobsAndFailsLivenessAtOnce(String thread, String loop)
             throws Exception {
         String schema = TestDatabase.freshSchema(db);
@@ -54,13 +56,62 @@ class LoopFailureTest {
         }
     }
 
+    /**
+     * A loop whose database call never returns (a driver wait no timeout covers): its heartbeat
+     * falls silent, and liveness names the loop once it has been quiet for stallTimeout, so the
+     * pod is restarted rather than holding a node that acquires nothing while it looks healthy.
+     * When the call returns, the loop beats again and liveness clears.
+     */
+    @ParameterizedTest(name = "{1}")
+    @CsvSource({"drover-acquirer-, acquisition", "drover-completion-, completion"})
+    void aLoopHungInADatabaseCallFailsLivenessAfterStallTimeoutAndRecoversWhenItReturns(String thread, String loop)
+            throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean(false);
+        AtomicBoolean hung = new AtomicBoolean();
+        DataSource hanging = intercepted(db, thread, armed, () -> {
+            hung.set(true);
+            release.await();
+        });
+        try (ExecutorEngine engine = TestNode.start(hanging, schema,
+                s -> s.lockExpiry(Duration.ofSeconds(4)).globalLockWaitTime(Duration.ofSeconds(1)), List.of(Handlers.of("noop", job -> { })))) {
+            Duration stall = engine.settings().stallTimeout();
+            jobs.enqueue(3, "noop", "", 3);
+            Jobs.await("the first jobs done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            armed.set(true);
+            jobs.enqueue(1, "noop", "", 3); // the completion loop's next batch needs a connection
+            Jobs.await("the " + loop + " loop hung", Duration.ofSeconds(30), hung::get);
+            assertThat(engine.stuck()).as("liveness before stallTimeout").isEmpty();
+            Jobs.await("liveness names the silent " + loop + " loop", stall.plusSeconds(15),
+                    () -> engine.stuck().stream().anyMatch(p -> p.startsWith(loop + " loop made no progress for")));
+            release.countDown();
+            Jobs.await("liveness clears once the call returns", Duration.ofSeconds(30), () -> engine.stuck().isEmpty());
+            Jobs.await("the waiting job done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        } finally {
+            release.countDown();
+        }
+    }
+
     /** The pool, whose connection the named loop's thread gets an Error for, once. */
     private static DataSource failingOnce(DataSource pool, String threadPrefix, AtomicBoolean armed) {
+        return intercepted(pool, threadPrefix, armed, () -> {
+            throw new StackOverflowError("on purpose");
+        });
+    }
+
+    interface Interception {
+        void run() throws Exception;
+    }
+
+    /** The pool, whose next getConnection on the named loop's thread, once armed, runs {@code what} first. */
+    private static DataSource intercepted(DataSource pool, String threadPrefix, AtomicBoolean armed, Interception what) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("getConnection") && Thread.currentThread().getName().startsWith(threadPrefix)
                             && armed.compareAndSet(true, false)) {
-                        throw new StackOverflowError("on purpose");
+                        what.run();
                     }
                     try {
                         return method.invoke(pool, args);
