@@ -65,6 +65,56 @@ class ChaosCampaignIT {
         void inject(Fleet fleet) throws Exception;
     }
 
+    /**
+     * What the fault must be seen to have done, checked after the accounting: a fault that never
+     * took effect (a signal that missed, a proxy that passed everything) would pass its scenario
+     * on the accounting alone, and so would a fault that did more than it should (a node its
+     * supervisor had to restart that nothing killed).
+     */
+    interface Effect {
+        void check(Fleet fleet, List<Receiver.Event> events, Accounting.Fault fault, Accounting a) throws Exception;
+
+        default Effect and(Effect next) {
+            return (fleet, events, fault, a) -> {
+                check(fleet, events, fault, a);
+                next.check(fleet, events, fault, a);
+            };
+        }
+    }
+
+    /** The supervisor restarted each named node once, for the SIGKILL it was given, and no other node at all. */
+    static Effect killedOnce(String... victims) {
+        List<String> killed = List.of(victims);
+        return (fleet, events, fault, a) -> {
+            for (ExecutorNode n : fleet.nodes()) {
+                assertThat(n.events()).as(n.label() + ": what its supervisor had to do")
+                        .isEqualTo(killed.contains(n.label()) ? List.of("exited with 137; restarting") : List.of());
+            }
+        };
+    }
+
+    /** No node restarted: nothing killed one, and none failed liveness (a database fault never restarts a node). */
+    static final Effect NO_RESTART = killedOnce();
+
+    /** The faulted node was running jobs as the fault hit: some ran again elsewhere (as the accounting allows). */
+    static final Effect CUT_SHORT = (fleet, events, fault, a) -> assertThat(a.duplicates())
+            .as("jobs the fault cut short on " + fault.node() + ", run again").isNotEmpty();
+
+    /**
+     * No run started on the matching nodes from {@code after} into the fault until {@code before}
+     * its end: the fault really kept them from the database (every lease a node holds was taken by
+     * a statement sent before the fault, so none outlives lockExpiry into it).
+     */
+    static Effect noStarts(Predicate<String> nodes, Duration after, Duration before, String why) {
+        return (fleet, events, fault, a) -> assertThat(events).filteredOn(e -> e.kind().equals("start") && nodes.test(e.node())
+                        && e.nanos() > fault.start() + after.toNanos() && e.nanos() < fault.end() - before.toNanos())
+                .as(why).isEmpty();
+    }
+
+    /** Where a database fault lets no node start a job: from a lease's length (and a report's latency) into it. */
+    static final Effect NO_START_WITHOUT_DATABASE = noStarts(node -> true, LOCK_EXPIRY.plusSeconds(1), Duration.ofSeconds(1),
+            "jobs started while the database was away");
+
     private static Fleet fleet(String lockMode, Map<String, String> extra, String... labels) throws Exception {
         Fleet fleet = new Fleet(campaign.database(), "chaos_" + (++schemas));
         Map<String, String> settings = new LinkedHashMap<>(SETTINGS);
@@ -88,8 +138,8 @@ class ChaosCampaignIT {
     private static final Duration REPORT_LATENCY = Duration.ofSeconds(1);
 
     private static Accounting run(String scenario, String fault, String lockMode, Fleet fleet, String faultedNode,
-                                  Action action) throws Exception {
-        return run(scenario, fault, lockMode, fleet, faultedNode, REPORT_LATENCY, action);
+                                  Action action, Effect effect) throws Exception {
+        return run(scenario, fault, lockMode, fleet, faultedNode, REPORT_LATENCY, action, effect);
     }
 
     /**
@@ -98,9 +148,10 @@ class ChaosCampaignIT {
      *
      * @param detection how long after the fault began the faulted node may still start jobs it
      *                  will not finish: the time a fault that only a timeout reveals stays unseen
+     * @param effect    what the fault must be seen to have done
      */
     private static Accounting run(String scenario, String fault, String lockMode, Fleet fleet, String faultedNode,
-                                  Duration detection, Action action) throws Exception {
+                                  Duration detection, Action action, Effect effect) throws Exception {
         campaign.receiver().clear();
         long t0 = System.nanoTime();
         List<Long> jobs = fleet.insert(JOBS, "chaos", JOB_MILLIS, 3);
@@ -118,12 +169,13 @@ class ChaosCampaignIT {
         } catch (AssertionError e) {
             System.out.println("[chaos] " + scenario + " (" + lockMode + "): " + e.getMessage()); // the accounting says what
         }
-        Accounting a = finish(scenario, fault, lockMode, fleet, jobs, Map.of(),
-                new Accounting.Fault(faultStart, faultEnd, faultedNode, detection.toNanos()),
+        Accounting.Fault f = new Accounting.Fault(faultStart, faultEnd, faultedNode, detection.toNanos());
+        Accounting a = finish(scenario, fault, lockMode, fleet, jobs, Map.of(), f,
                 Duration.ofNanos(System.nanoTime() - Math.max(faultEnd, t0)));
         // A fleet that never finished a fifth of its jobs never met the fault: the accounting
         // alone would pass it if the jobs drained meanwhile.
         assertThat(began).as(scenario + " (" + lockMode + "): the fault was injected").isTrue();
+        effect.check(fleet, campaign.receiver().events(), f, a);
         return a;
     }
 
@@ -155,8 +207,12 @@ class ChaosCampaignIT {
         } catch (AssertionError e) {
             probeDrained = false;
         }
-        Accounting a = Accounting.of(jobs, poison, fleet.deadLetters(), Accounting.ids(fleet.ids("select id from "
-                + fleet.schema() + ".job")), campaign.receiver().events(), f);
+        Map<Long, String> deadLetters = fleet.deadLetters();
+        java.util.Set<Long> inTable = Accounting.ids(fleet.ids("select id from " + fleet.schema() + ".job"));
+        Accounting a = Accounting.of(jobs, poison, deadLetters, inTable, campaign.receiver().events(), f);
+        // The fresh jobs by id too: a node back from the fault that dropped, dead-lettered or ran
+        // twice what it took next would empty the table as well.
+        Accounting fresh = Accounting.of(probe, Map.of(), deadLetters, inTable, campaign.receiver().events(), f);
         int restarts = fleet.nodes().stream().mapToInt(ExecutorNode::restarts).sum();
         Report.Row row = new Report.Row(scenario, fault, lockMode, jobs.size(), a, restarts,
                 Duration.ofNanos(f.end() - f.start()), recovered, ready && probeDrained);
@@ -169,6 +225,9 @@ class ChaosCampaignIT {
         assertThat(a.wrongPoisonReasons()).as(scenario + ": poison jobs and their reasons").isEmpty();
         assertThat(ready).as(scenario + ": every node ready after the fault").isTrue();
         assertThat(probeDrained).as(scenario + ": fresh jobs drain after the fault").isTrue();
+        assertThat(fresh.lost()).as(scenario + ": fresh jobs lost").isEmpty();
+        assertThat(fresh.deadWithoutRun()).as(scenario + ": fresh jobs dead-lettered").isEmpty();
+        assertThat(fresh.duplicates()).as(scenario + ": fresh jobs run twice").isEmpty();
         return a;
     }
 
@@ -197,7 +256,7 @@ class ChaosCampaignIT {
     private void killMinus9(String lockMode) throws Exception {
         Fleet fleet = fleet(lockMode, Map.of(), THREE);
         run("kill -9 under load", "SIGKILL of node-1 (restarted like a pod's container)", lockMode, fleet, "node-1",
-                f -> f.node("node-1").kill9());
+                f -> f.node("node-1").kill9(), killedOnce("node-1").and(CUT_SHORT));
     }
 
     @Test
@@ -209,17 +268,22 @@ class ChaosCampaignIT {
                     f.node("node-1").freeze();
                     Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
                     f.node("node-1").thaw();
-                });
+                }, NO_RESTART.and(CUT_SHORT).and(noStarts("node-1"::equals, REPORT_LATENCY, Duration.ofSeconds(1),
+                        "jobs node-1 started while it was stopped")));
     }
 
     @Test
     @Order(5)
     void postgresRestart() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
+        long[] servers = new long[2];
         run("PostgreSQL restart", "fast shutdown and start of the server", "SkipLocked", fleet, NO_NODE, f -> {
+            servers[0] = campaign.database().postmaster();
             campaign.database().stop();
             campaign.database().start();
-        });
+            servers[1] = campaign.database().postmaster();
+        }, NO_RESTART.and((fl, events, fault, a) -> assertThat(servers[1]).as("the server's process after the restart")
+                .isNotEqualTo(servers[0])));
     }
 
     @Test
@@ -230,21 +294,24 @@ class ChaosCampaignIT {
             campaign.database().stop();
             Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
             campaign.database().start();
-        });
+        }, NO_RESTART.and(NO_START_WITHOUT_DATABASE));
     }
 
     @Test
     @Order(7)
     void nodeStartingWhilePostgresIsDown() throws Exception {
         Fleet fleet = fleet("SkipLocked", Map.of(), THREE);
+        int[] restartsWhileDown = new int[1];
         run("a node starts while PostgreSQL is down", "server stopped for 2 x lockExpiry (20 s); node-2 killed"
                 + " 2 s into it, so it starts while the database is away", "SkipLocked", fleet, "node-2", f -> {
                     campaign.database().stop();
                     Thread.sleep(2000);
                     f.node("node-2").kill9();
                     Thread.sleep(LOCK_EXPIRY.toMillis() * 2 - 2000);
+                    restartsWhileDown[0] = f.node("node-2").restarts();
                     campaign.database().start();
-                });
+                }, killedOnce("node-2").and(NO_START_WITHOUT_DATABASE).and((fl, events, fault, a) ->
+                        assertThat(restartsWhileDown[0]).as("node-2 started again while the database was down").isEqualTo(1)));
     }
 
     @Test
@@ -264,7 +331,7 @@ class ChaosCampaignIT {
                     } finally {
                         campaign.database().thaw();
                     }
-                });
+                }, NO_RESTART.and(NO_START_WITHOUT_DATABASE));
     }
 
     @Test
@@ -279,7 +346,8 @@ class ChaosCampaignIT {
                     f.proxy("node-1").blackHole(Duration.ofSeconds(10));
                     Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
                     f.proxy("node-1").heal();
-                });
+                }, NO_RESTART.and(CUT_SHORT).and(noStarts("node-1"::equals, LOCK_EXPIRY.plusSeconds(3).plus(REPORT_LATENCY),
+                        Duration.ofSeconds(1), "jobs node-1 started through its dead connections after its leases ran out")));
     }
 
     @Test
@@ -293,12 +361,10 @@ class ChaosCampaignIT {
                 + " select 'chaos', '10', '1700-01-01 00:00:00+00' from generate_series(1, 5) returning id")) {
             poison.put(id, e -> e.startsWith("dueAt is out of range"));
         }
-        for (long id : fleet.insert(1, "chaos", "exit", 3)) {
-            poison.put(id, e -> e.startsWith("poison: 3 executor nodes died while running it"));
-        }
-        for (long id : fleet.insert(1, "chaos", "hang", 2)) {
-            poison.put(id, e -> e.startsWith("failed 2 of 2 attempts; last error: timed out after PT5S"));
-        }
+        long exit = fleet.insert(1, "chaos", "exit", 3).get(0);
+        poison.put(exit, e -> e.startsWith("poison: 3 executor nodes died while running it"));
+        long hang = fleet.insert(1, "chaos", "hang", 2).get(0);
+        poison.put(hang, e -> e.startsWith("failed 2 of 2 attempts; last error: timed out after PT5S"));
         for (long id : fleet.ids("insert into " + fleet.schema() + ".job (type, payload)"
                 + " values ('chaos', repeat('9', 5000000)) returning id")) {
             poison.put(id, e -> e.startsWith("payload is too large"));
@@ -317,9 +383,27 @@ class ChaosCampaignIT {
         long end = System.nanoTime();
         // The faults last the whole run: "drained in" is the whole run. The node a poison job
         // kills stops gracefully (System.exit) or is a hung worker: no ordinary job may run twice.
-        finish("poison jobs", "due in 1700 (5), a handler that calls System.exit, one that hangs ignoring"
+        Accounting a = finish("poison jobs", "due in 1700 (5), a handler that calls System.exit, one that hangs ignoring"
                         + " interrupts (jobTimeout 5s), a 5 MB payload, a recurring timer of 1,000,000 years", "SkipLocked",
                 fleet, jobs, poison, new Accounting.Fault(t0, end, NO_NODE, 0), Duration.ofNanos(end - t0));
+        // What each poison job cost: the node-killer ran on maxCrashes + 1 nodes (its first run is
+        // not watched: the node that dies of it is a crash of unknown cause; the three watched runs
+        // after it are the crashes counted), each of them a node restart and no other; the hung
+        // job ran its two attempts (and again where a node death cut a run short); the others
+        // never reached a handler. (No ordinary job ran twice:
+        // a fault of no node explains no duplicate.)
+        Map<Long, Long> starts = campaign.receiver().events().stream().filter(e -> e.kind().equals("start"))
+                .collect(java.util.stream.Collectors.groupingBy(Receiver.Event::job, java.util.stream.Collectors.counting()));
+        assertThat(starts.getOrDefault(exit, 0L)).as("runs of the job that ends its node's JVM").isEqualTo(4);
+        assertThat(fleet.nodes().stream().mapToInt(ExecutorNode::restarts).sum()).as("nodes the poison jobs ended").isEqualTo(4);
+        // The hung job's node may be one the node-killer ends: a run cut short so is run again, uncharged.
+        assertThat(starts.getOrDefault(hang, 0L)).as("runs of the job that hangs ignoring interrupts: its 2 attempts,"
+                + " and one more for each node death that cut one short").isBetween(2L, 2L + 4);
+        for (long id : poison.keySet()) {
+            if (id != exit && id != hang) {
+                assertThat(starts.getOrDefault(id, 0L)).as("runs of poison job " + id + ", refused before its handler").isZero();
+            }
+        }
     }
 
     @Test
@@ -328,6 +412,7 @@ class ChaosCampaignIT {
         Fleet fleet = fleet("SkipLocked", Map.of(), "A/executor-0", "A/executor-1", "A/executor-2",
                 "B/executor-0", "B/executor-1", "B/executor-2");
         run("two clusters, same pod names, one schema", "SIGKILL of B/executor-1 while A/executor-1 lives",
-                "SkipLocked", fleet, "B/executor-1", f -> f.node("B/executor-1").kill9());
+                "SkipLocked", fleet, "B/executor-1", f -> f.node("B/executor-1").kill9(),
+                killedOnce("B/executor-1").and(CUT_SHORT));
     }
 }

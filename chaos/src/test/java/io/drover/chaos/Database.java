@@ -51,8 +51,9 @@ final class Database implements AutoCloseable {
      */
     synchronized void freeze() throws Exception {
         long postmaster = postmaster();
-        Signals.send("STOP", List.of(postmaster));
+        Signals.sendOne("STOP", postmaster);
         Signals.send("STOP", children(postmaster));
+        Signals.awaitStopped(postmaster);
     }
 
     /** SIGCONT of every process of the server; safe to call whatever freeze() got to. */
@@ -62,7 +63,8 @@ final class Database implements AutoCloseable {
         Signals.send("CONT", List.of(postmaster));
     }
 
-    private long postmaster() throws IOException {
+    /** The server's process id (a restart gives a new one). */
+    synchronized long postmaster() throws IOException {
         return Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
     }
 

@@ -157,16 +157,14 @@ final class ExecutorNode implements AutoCloseable {
     /** SIGSTOP: frozen (a long GC pause, a suspended VM); liveness probes pause too, or they would restart it. */
     void freeze() throws Exception {
         probing = false;
-        signal("STOP");
+        long pid = process.pid();
+        Signals.sendOne("STOP", pid);
+        Signals.awaitStopped(pid);
     }
 
     void thaw() throws Exception {
-        signal("CONT");
+        Signals.sendOne("CONT", process.pid());
         probing = true;
-    }
-
-    private void signal(String name) throws Exception {
-        Signals.send(name, java.util.List.of(process.pid()));
     }
 
     /** SIGTERM and wait, like a pod being deleted; not restarted. */
