@@ -40,6 +40,10 @@ class CrashRecoveryTest {
         }
 
         assertThat(jobs.distinctExecuted()).as("distinct jobs executed").isEqualTo(3000);
+        assertThat(jobs.distinctFinished()).as("distinct jobs whose run reached its end").isEqualTo(3000);
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at is null"
+                + " and not (node = 'victim' and executed_at <= (select at from {s}.killed_at))"))
+                .as("runs cut short other than the victim's, by its death").isZero();
         assertThat(jobs.deadLetters()).isZero();
         // At-least-once: a job may run twice only if the victim had started it before it died, and
         // then once more, on the survivor.
@@ -86,6 +90,9 @@ class CrashRecoveryTest {
             second.terminate();
         }
         assertThat(jobs.distinctExecuted()).isEqualTo(1000);
+        assertThat(jobs.distinctFinished()).as("distinct jobs whose run reached its end").isEqualTo(1000);
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at is null"
+                + " and executed_at > (select at from {s}.killed_at)")).as("runs cut short after the kill").isZero();
         assertThat(jobs.count("select count(*) from (select job_id from {s}.test_execution group by job_id"
                 + " having count(*) > 1 and (count(*) > 2 or min(executed_at) > (select at from {s}.killed_at))) d"))
                 .as("jobs run twice whose first run had not started when the node died, or more than twice").isZero();
@@ -117,5 +124,7 @@ class CrashRecoveryTest {
         }
         assertThat(jobs.distinctExecuted()).isEqualTo(600);
         assertThat(jobs.executions()).as("no job ran twice").isEqualTo(600);
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at is null")).as("runs cut short")
+                .isZero();
     }
 }

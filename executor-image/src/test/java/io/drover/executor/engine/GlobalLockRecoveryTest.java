@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.executor.testing.GlobalLockHolder;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.NodeProcess;
+import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class GlobalLockRecoveryTest {
         assertThat(GlobalLockHolder.take(holder, schema, Duration.ofHours(1))).isTrue();
         int holderPid = backendPid(holder);
 
-        jobs.enqueue(2000, "noop", "", 3);
+        jobs.enqueue(2000, RecordingHandler.TYPE, "", 3);
         List<NodeProcess> nodes = startNodes(schema);
         try {
             Thread.sleep(2000);
@@ -43,6 +44,8 @@ class GlobalLockRecoveryTest {
             holder.close();
         }
         assertThat(jobs.deadLetters()).isZero();
+        assertThat(jobs.distinctFinished()).as("jobs run to their end").isEqualTo(2000);
+        assertThat(jobs.executions()).as("runs (no node died: each job once)").isEqualTo(2000);
     }
 
     @Test
@@ -54,7 +57,7 @@ class GlobalLockRecoveryTest {
         // Takes the lock then goes silent (a frozen process): nothing on the client side frees it.
         assertThat(GlobalLockHolder.take(holder, schema, Duration.ofSeconds(3))).isTrue();
 
-        jobs.enqueue(2000, "noop", "", 3);
+        jobs.enqueue(2000, RecordingHandler.TYPE, "", 3);
         List<NodeProcess> nodes = startNodes(schema);
         try {
             Jobs.await("all jobs executed after the server ended the hung holder", Duration.ofMinutes(1),
@@ -64,6 +67,9 @@ class GlobalLockRecoveryTest {
             stopAll(nodes);
             holder.close();
         }
+        assertThat(jobs.deadLetters()).isZero();
+        assertThat(jobs.distinctFinished()).as("jobs run to their end").isEqualTo(2000);
+        assertThat(jobs.executions()).as("runs (no node died: each job once)").isEqualTo(2000);
     }
 
     private static List<NodeProcess> startNodes(String schema) throws Exception {

@@ -40,6 +40,8 @@ class GracefulShutdownTest {
         }
         assertThat(jobs.executions()).as("executions (graceful: no duplicates)").isEqualTo(600);
         assertThat(jobs.distinctExecuted()).isEqualTo(600);
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at is null"))
+                .as("runs cut short (the leaving node's running job finishes)").isZero();
         assertThat(jobs.count("select count(*) from {s}.test_execution where node = 'staying'"))
                 .as("jobs handed over").isGreaterThan(300);
     }

@@ -70,6 +70,11 @@ public record Jobs(DataSource dataSource, String schema) {
         return count("select count(*) from {s}.test_execution");
     }
 
+    /** Jobs whose run (one at least) reached its end: the record handler's finished_at. */
+    public long distinctFinished() {
+        return count("select count(distinct job_id) from {s}.test_execution where finished_at is not null");
+    }
+
     public long distinctExecuted() {
         return count("select count(distinct job_id) from {s}.test_execution");
     }

@@ -7,12 +7,14 @@ import io.drover.executor.handler.JobHandler;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Timestamp;
 
 /**
  * Job type {@code record}: the side effect tests count. Each execution inserts a row into
  * test_execution (no unique key, so a duplicate execution shows up as a second row), then
- * sleeps for the payload's milliseconds if the payload is a number. Payload "fail" fails.
+ * sleeps for the payload's milliseconds if the payload is a number, then stamps the row's
+ * finished_at: a run cut short (a kill, an interrupt) is a row without it. Payload "fail" fails.
  */
 public final class RecordingHandler implements JobHandler {
     public static final String TYPE = "record";
@@ -44,16 +46,26 @@ public final class RecordingHandler implements JobHandler {
                 throw new InvalidPayloadException("payload must be a number of milliseconds, got '" + job.payload() + "'");
             }
         }
+        long run;
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(
-                     "insert into " + schema + ".test_execution (job_id, node, due_at) values (?, ?, ?)")) {
+                     "insert into " + schema + ".test_execution (job_id, node, due_at) values (?, ?, ?) returning run_id")) {
             ps.setLong(1, job.id());
             ps.setString(2, node);
             ps.setTimestamp(3, Timestamp.from(job.dueAt()));
-            ps.executeUpdate();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                run = rs.getLong(1);
+            }
         }
         if (sleep > 0) {
             Thread.sleep(sleep);
+        }
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "update " + schema + ".test_execution set finished_at = clock_timestamp() where run_id = ?")) {
+            ps.setLong(1, run);
+            ps.executeUpdate();
         }
     }
 }

@@ -71,8 +71,9 @@ public final class TestDatabase {
         String schema = "t" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
         Migrations.migrate(dataSource, schema);
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("create table " + schema + ".test_execution (job_id bigint not null, node text not null,"
-                    + " due_at timestamptz not null, executed_at timestamptz not null default clock_timestamp())");
+            s.execute("create table " + schema + ".test_execution (run_id bigserial primary key, job_id bigint not null,"
+                    + " node text not null, due_at timestamptz not null,"
+                    + " executed_at timestamptz not null default clock_timestamp(), finished_at timestamptz)");
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
