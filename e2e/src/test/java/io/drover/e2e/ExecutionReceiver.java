@@ -104,6 +104,11 @@ final class ExecutionReceiver implements AutoCloseable {
         return executions.entrySet().stream().filter(e -> e.getValue().get() > 1).map(Map.Entry::getKey).sorted().toList();
     }
 
+    /** How many times each of these jobs was reported done. */
+    List<Integer> executionsOf(List<Long> ids) {
+        return ids.stream().map(id -> executions.get(id).get()).toList();
+    }
+
     void jobMillis(long millis) {
         jobMillis = millis;
     }
