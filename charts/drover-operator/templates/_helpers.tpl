@@ -169,6 +169,17 @@ stolen token could point them at a Secret it mounted. Compared as the executor r
 ['DROVER_HANDLERSDIR', 'DROVER_FLOWABLE_PROCESSESDIR', 'DROVER_TERMINATIONMESSAGEPATH']
 {{- end -}}
 
+{{- /*
+Variables that change where or as which profile the executor reads its configuration, normalized
+as it reads names: one of them (QUARKUS_CONFIG_LOCATIONS at a mounted file, QUARKUS_PROFILE with a
+profile's properties) would set what codeEnvRefused refuses by another way. Names starting with '_'
+(_PROD_X is the property %prod.x) and SMALLRYE_CONFIG_* are refused beside these, as spec.env
+refuses them (ExtraEnvVar).
+*/ -}}
+{{- define "drover-operator.configEnvRefused" -}}
+['QUARKUS_PROFILE', 'QUARKUS_CONFIG_LOCATIONS']
+{{- end -}}
+
 {{- define "drover-operator.jvmEnvRefused" -}}
 ['JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JDK_AOT_VM_OPTIONS']
 {{- end -}}

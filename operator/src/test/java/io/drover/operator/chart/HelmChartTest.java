@@ -391,6 +391,24 @@ class HelmChartTest {
                 "drover.handlersDir", "/etc/drover/database-ca", null)));
         containers.put("process models from a mounted Secret", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
                 "DROVER_FLOWABLE_PROCESSESDIR", "/tmp", null)));
+        containers.put("handler jars through the prod profile's name", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "_PROD_DROVER_HANDLERSDIR", "/etc/drover/database-ca", null)));
+        containers.put("handler jars through the prod profile's name, as a property", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "_prod_drover.handlersDir", "/etc/drover/database-ca", null)));
+        containers.put("process models through the prod profile's name", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "_PROD_DROVER_FLOWABLE_PROCESSESDIR", "/tmp", null)));
+        containers.put("a configuration file of the writer's", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "QUARKUS_CONFIG_LOCATIONS", "/etc/drover/database-ca/p", null)));
+        containers.put("a configuration file of the writer's, as a property", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "quarkus.config.locations", "/tmp/p", null)));
+        containers.put("SmallRye's configuration locations", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "SMALLRYE_CONFIG_LOCATIONS", "/tmp/p", null)));
+        containers.put("another profile", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "QUARKUS_PROFILE", "evil", null)));
+        containers.put("a name an ExecutorCluster cannot give", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
+                "drover/handlersDir", "/tmp", null)));
+        containers.put("run as root", c -> c.getSecurityContext().setRunAsNonRoot(false));
+        containers.put("capabilities kept", c -> c.getSecurityContext().getCapabilities().setDrop(List.of()));
         containers.put("a Secret as environment", c -> c.setEnvFrom(List.of(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
                 .withNewSecretRef().withName("jobs-api").endSecretRef().build())));
         containers.put("a ConfigMap as environment (LD_PRELOAD from a key PRELOAD under a prefix)", c -> c.setEnvFrom(List.of(
