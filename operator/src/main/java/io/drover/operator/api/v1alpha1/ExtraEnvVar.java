@@ -15,7 +15,10 @@ import io.fabric8.generator.annotation.ValidationRule;
  * have their own field, the database connection, the API tokens and the JVM's option variables
  * (which would bypass the checks of {@code jvmOptions}), and the node's name (DROVER_NODENAME,
  * HOSTNAME): two pods with one name would release each other's locks. Names starting with '_'
- * are refused too: Quarkus reads _PROD_X as the profile property %prod.x, which wins over X.
+ * are refused too: Quarkus reads _PROD_X as the profile property %prod.x, which wins over X. And
+ * the log settings that would write what callers send, or send logs off the node: an access log
+ * pattern of {@code %{i,Authorization}} wrote every producer's API token into the pod's log (read
+ * by anyone with pods/log) and, with a syslog or socket handler, to a host of the writer's choosing.
  * {@link #refused(String)} is the same rule in Java, for the operator's own check (a CRD
  * installed before a rule was added does not carry it). Names are compared as the executor's
  * configuration reads them: case-insensitive, with '.' and '-' as '_'.
@@ -28,12 +31,17 @@ import io.fabric8.generator.annotation.ValidationRule;
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('SMALLRYE_CONFIG_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_HTTP_ACCESS_LOG_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_SYSLOG_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_SOCKET_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_HANDLER_')"
         + " && !self.name.upperAscii().startsWith('LD_')"
         + " && !self.name.startsWith('_')",
         fieldPath = ".name",
         message = "this variable is set by the operator from the ExecutorCluster's own fields (executor settings, database,"
-                + " API tokens, jvmOptions) or would change how the executor reads them (profiles, config sources):"
-                + " set the field instead")
+                + " API tokens, jvmOptions) or would change how the executor reads them (profiles, config sources), or"
+                + " would log what callers send or ship logs off the node (access log, syslog, socket or named log"
+                + " handlers): set the field instead")
 @ValidationRule(value = "!has(self.value) || !self.value.contains('${')", fieldPath = ".value",
         message = ExtraEnvVar.EXPRESSION_MESSAGE)
 public class ExtraEnvVar {
@@ -90,14 +98,18 @@ public class ExtraEnvVar {
     public static class RefusedValueFrom {
     }
 
+    /** Prefixes refused, normalized, as the CEL rule above lists them. */
+    private static final java.util.List<String> REFUSED_PREFIXES = java.util.List.of("QUARKUS_DATASOURCE_", "DROVER_API_",
+            "SMALLRYE_CONFIG_", "QUARKUS_HTTP_ACCESS_LOG_", "QUARKUS_LOG_SYSLOG_", "QUARKUS_LOG_SOCKET_", "QUARKUS_LOG_HANDLER_",
+            "LD_");
+
     private static final java.util.Set<String> OWNED_NAMES = java.util.Set.copyOf(java.util.Arrays.stream(
             OWNED.replaceAll("[\\[\\]' ]", "").split(",")).toList());
 
     /** The API server's rule in Java: whether the operator refuses this name. */
     public static boolean refused(String name) {
         String n = name.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
-        return OWNED_NAMES.contains(n) || n.startsWith("QUARKUS_DATASOURCE_") || n.startsWith("DROVER_API_")
-                || n.startsWith("SMALLRYE_CONFIG_") || n.startsWith("LD_") || name.startsWith("_");
+        return OWNED_NAMES.contains(n) || REFUSED_PREFIXES.stream().anyMatch(n::startsWith) || name.startsWith("_");
     }
 
     public ExtraEnvVar() {
