@@ -29,7 +29,8 @@ import java.util.concurrent.TimeoutException;
  * dead-lettered: a rolling change may be adding the host or the URL: whoever can enqueue jobs must not be able to make the
  * executor call any address its network reaches (SSRF). Nothing of the answer is kept but its
  * status: an error message holds the status code, never the body (which could carry what the
- * called service should not reveal, and which the API would show back). {@code timeout} bounds
+ * called service should not reveal, and which the API would show back), and a failed exchange only
+ * its kind (the client's message may quote the peer). {@code timeout} bounds
  * the whole exchange, body included (the JDK client's request timeout stops at the headers, so
  * a server that trickles its body would hold the worker).
  */
@@ -107,7 +108,13 @@ public final class HttpHandler implements JobHandler {
             exchange.cancel(true); // jobTimeout or shutdown: abort the exchange, free the connection
             throw e;
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
+            // Only the kind of failure goes with the job, never the client's message nor its cause:
+            // the job's last error and dead letter are read back through the API, and the message
+            // may quote what the peer sent (a server of another protocol: "Invalid status line:
+            // \"SSH-2.0-OpenSSH_9.6\"", a header's value), where nothing of an answer but its
+            // status may be kept.
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new java.io.IOException("POST " + origin(request.url()) + " failed: " + cause.getClass().getSimpleName());
         }
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException("POST " + origin(request.url()) + " answered " + response.statusCode());

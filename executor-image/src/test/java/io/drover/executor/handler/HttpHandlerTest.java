@@ -18,6 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** The http handler against a real local HTTP server. */
 class HttpHandlerTest {
@@ -162,6 +163,37 @@ class HttpHandlerTest {
                 .hasMessageNotContaining("/broken")
                 // The body is never repeated: it could reveal what the called service keeps, and the API shows errors.
                 .message().doesNotContain("downstream exploded");
+    }
+
+    /**
+     * A peer that is no HTTP server (an SSH or SMTP banner, another protocol's reply): the client's
+     * error quotes the line it got, and the job's error is read back through the API. Only the
+     * kind of failure is kept.
+     */
+    @Test
+    void whatAPeerOfAnotherProtocolSentIsNotKept() throws Exception {
+        for (String answer : List.of("SECRET-BANNER-42 ready\r\n", "SSH-2.0-SECRET-BANNER-42\r\n")) {
+            try (java.net.ServerSocket peer = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                Thread.ofVirtual().start(() -> {
+                    try (java.net.Socket s = peer.accept()) {
+                        s.getInputStream().read(new byte[1024]);
+                        s.getOutputStream().write(answer.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                        s.getOutputStream().flush();
+                        Thread.sleep(500);
+                    } catch (Exception ignored) {
+                        // the test's peer: whatever the client did is the test's subject
+                    }
+                });
+                HttpHandler handler = new HttpHandler(Optional.of(URI.create("http://127.0.0.1:" + peer.getLocalPort() + "/x")),
+                        Duration.ofSeconds(5), List.of());
+                Throwable thrown = catchThrowable(() -> handler.execute(job("{}")));
+                assertThat(thrown).as("the exchange with " + answer.strip()).isNotNull();
+                java.io.StringWriter kept = new java.io.StringWriter();
+                thrown.printStackTrace(new java.io.PrintWriter(kept));
+                assertThat(kept.toString()).as("what a job's error keeps (its stack trace, causes included)")
+                        .doesNotContain("SECRET-BANNER").contains("POST http://127.0.0.1:" + peer.getLocalPort() + "/... failed:");
+            }
+        }
     }
 
     @Test
