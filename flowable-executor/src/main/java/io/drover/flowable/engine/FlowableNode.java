@@ -151,7 +151,9 @@ public class FlowableNode {
         HeldJobsExecutor asyncExecutor = new HeldJobsExecutor(cfg.getAsyncExecutorConfiguration(), heldJobs);
         cfg.setAsyncExecutor(asyncExecutor);
         cfg.setAsyncExecutorActivate(false); // started below, once the models are deployed
-        cfg.setEventListeners(List.of(new JobOutcomes(registry)));
+        // The engine's handlers, as its configuration holds them once built (the events come after).
+        cfg.setEventListeners(List.of(new JobOutcomes(registry, type -> cfg.getJobHandlers() != null
+                && cfg.getJobHandlers().containsKey(type))));
 
         waitingFor = "Flowable's schema " + schema;
         ProcessEngine built = null;

@@ -11,6 +11,7 @@ import org.flowable.job.api.JobInfo;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Counts the jobs this node ran, by job handler type and outcome, as the Drover executor's
@@ -21,13 +22,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Counted once the event's transaction commits: Flowable dispatches a job's success inside the
  * job's transaction, before the flush; when the flush or commit then fails, the same run is
  * dispatched again as a failure, and counting both would show one run as two.
+ *
+ * <p>Types the engine has no handler for are counted as {@value #UNHANDLED_TYPE}, as the Drover
+ * executor counts them: the type is read from the job's row, which any producer with database
+ * access writes, and a meter per type they invent would grow without end on every node.
  */
 final class JobOutcomes implements FlowableEventListener {
+    static final String UNHANDLED_TYPE = "(no handler)";
     private final MeterRegistry registry;
+    private final Predicate<String> handled;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
-    JobOutcomes(MeterRegistry registry) {
+    /** @param handled whether the engine has a handler for a job type */
+    JobOutcomes(MeterRegistry registry, Predicate<String> handled) {
         this.registry = registry;
+        this.handled = handled;
     }
 
     @Override
@@ -42,7 +51,7 @@ final class JobOutcomes implements FlowableEventListener {
         }
         String type = "unknown";
         if (event instanceof FlowableEntityEvent entity && entity.getEntity() instanceof JobInfo job && job.getJobHandlerType() != null) {
-            type = job.getJobHandlerType();
+            type = handled.test(job.getJobHandlerType()) ? job.getJobHandlerType() : UNHANDLED_TYPE;
         }
         String t = type;
         counters.computeIfAbsent(t + "/" + outcome, k -> Counter.builder("drover.jobs.executed").tag("type", t).tag("outcome", outcome)
