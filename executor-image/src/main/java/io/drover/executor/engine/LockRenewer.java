@@ -98,13 +98,19 @@ final class LockRenewer {
         }
         long sent = System.nanoTime();
         try (Connection c = dataSource.getConnection()) {
-            Set<Long> renewed = maintenance.renew(c, asked.stream().map(HeldJobs.Lease::id).toList());
+            LockMaintenance.Renewal r = maintenance.renew(c, asked.stream().map(HeldJobs.Lease::id).toList());
+            Set<Long> renewed = r.renewed();
             problems.succeeded();
             database.succeeded();
             held.renewed(asked, renewed, sent);
-            if (renewed.size() < asked.size()) {
-                List<Long> queued = held.dropLost(asked, renewed, HeldJobs.State.QUEUED);
-                List<Long> running = held.dropLost(asked, renewed, HeldJobs.State.RUNNING);
+            reportRefused(r.refused());
+            // A refused row is not lost: no other node can take it (its sweep is an update too).
+            // Its lease runs out here; its run, if it runs, goes on, and its outcome is written if
+            // the database takes it.
+            Set<Long> answered = r.refused().isEmpty() ? renewed : union(renewed, r.refused());
+            if (answered.size() < asked.size()) {
+                List<Long> queued = held.dropLost(asked, answered, HeldJobs.State.QUEUED);
+                List<Long> running = held.dropLost(asked, answered, HeldJobs.State.RUNNING);
                 if (!queued.isEmpty() || !running.isEmpty()) {
                     metrics.notStarted(queued.size());
                     metrics.locksLost(running.size());
@@ -118,6 +124,25 @@ final class LockRenewer {
             database.failed(e);
             problems.failed(e);
             return false;
+        }
+    }
+
+    private static Set<Long> union(Set<Long> a, Set<Long> b) {
+        Set<Long> u = new java.util.HashSet<>(a);
+        u.addAll(b);
+        return u;
+    }
+
+    /** The rows the database refused to renew, logged when they change (not every second). */
+    private Set<Long> lastRefused = Set.of();
+
+    private void reportRefused(Set<Long> refused) {
+        if (!refused.equals(lastRefused)) {
+            lastRefused = Set.copyOf(refused);
+            if (!refused.isEmpty()) {
+                LOG.warnf("The database refuses to renew the locks of jobs %s (a trigger or constraint on their rows):"
+                        + " their locks lapse; this node's other locks are renewed", new java.util.TreeSet<>(refused));
+            }
         }
     }
 

@@ -60,16 +60,49 @@ public final class LockMaintenance {
     }
 
     /**
-     * Extends the expiry of the given jobs that this node still holds.
-     *
-     * @return the ids renewed; a held id missing from it has lost its lock (swept while this
-     *     node could not renew, e.g. frozen or cut off from the database)
+     * What a renewal did: the ids renewed, and those whose row the database refused to update (a
+     * user's trigger, a constraint: {@link SqlErrors#rowRefused}). A held id in neither has lost
+     * its lock (swept while this node could not renew, e.g. frozen or cut off from the database);
+     * a refused one has not: nobody else can take it either (a sweep updates the row too).
      */
-    public Set<Long> renew(Connection c, Collection<Long> ids) throws SQLException {
+    public record Renewal(Set<Long> renewed, Set<Long> refused) {
+    }
+
+    /**
+     * Extends the expiry of the given jobs that this node still holds, in one statement. If the
+     * database refuses it for a row, the rest are renewed by halves (a refused row's halves fail,
+     * the others pass: about two statements per refused row and level), so one row the database
+     * will not update does not let every other lock of the node lapse, for other nodes to sweep
+     * and run again while this one runs them. Needs an auto-commit connection.
+     */
+    public Renewal renew(Connection c, List<Long> ids) throws SQLException {
         Set<Long> renewed = new HashSet<>(ids.size() * 2);
+        Set<Long> refused = new HashSet<>();
+        renewInto(c, ids, renewed, refused);
+        return new Renewal(renewed, refused);
+    }
+
+    private void renewInto(Connection c, List<Long> ids, Set<Long> renewed, Set<Long> refused) throws SQLException {
         if (ids.isEmpty()) {
-            return renewed;
+            return;
         }
+        try {
+            renewAll(c, ids, renewed);
+        } catch (SQLException e) {
+            if (!SqlErrors.rowRefused(e)) {
+                throw e;
+            }
+            if (ids.size() == 1) {
+                refused.add(ids.getFirst());
+                return;
+            }
+            int half = ids.size() / 2;
+            renewInto(c, ids.subList(0, half), renewed, refused);
+            renewInto(c, ids.subList(half, ids.size()), renewed, refused);
+        }
+    }
+
+    private void renewAll(Connection c, List<Long> ids, Set<Long> renewed) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(renew)) {
             ps.setLong(1, lockExpiryMillis);
             ps.setArray(2, c.createArrayOf("bigint", ids.toArray()));
@@ -80,7 +113,6 @@ public final class LockMaintenance {
                 }
             }
         }
-        return renewed;
     }
 
     /** Unlocks jobs this node acquired but never started, so any node can take them now. */

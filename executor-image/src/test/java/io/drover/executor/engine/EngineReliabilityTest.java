@@ -421,6 +421,45 @@ class EngineReliabilityTest {
     }
 
     /**
+     * One held row the database will not update (a trigger that refuses a renewal of it): the
+     * renewal was one statement for every lock the node held, so all of them lapsed, every
+     * second, and other nodes would sweep and run again the jobs this node was running. Now the
+     * others are renewed and only the refused row's lock lapses (nobody can take it: a sweep is an
+     * update too); both jobs run once and complete.
+     */
+    @Test
+    void aRowTheDatabaseWillNotRenewLetsOnlyItsOwnLockLapse() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("create function {s}.no_cursed_renewal() returns trigger language plpgsql as $$ begin"
+                + " if new.payload = 'cursed' and old.locked_by is not null and new.locked_by = old.locked_by then"
+                + " raise exception 'cursed rows are not renewed'; end if; return new; end $$");
+        jobs.execute("create trigger no_cursed_renewal before update on {s}.job for each row execute function {s}.no_cursed_renewal()");
+        CountDownLatch running = new CountDownLatch(2);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler held = Handlers.of("held", job -> {
+            runs.incrementAndGet();
+            running.countDown();
+            go.await();
+        });
+        jobs.execute("insert into {s}.job (type, payload) values ('held', 'cursed'), ('held', 'fine')");
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)), List.of(held))) {
+            assertThat(running.await(30, TimeUnit.SECONDS)).as("both jobs running").isTrue();
+            Thread.sleep(6000); // past lockExpiry: only renewals keep a lock
+            assertThat(jobs.count("select count(*) from {s}.job where payload = 'fine' and lock_expires_at > now()"))
+                    .as("the other job's lock, renewed").isEqualTo(1);
+            assertThat(jobs.count("select count(*) from {s}.job where payload = 'cursed' and lock_expires_at < now()"))
+                    .as("the refused row's lock, lapsed").isEqualTo(1);
+            go.countDown();
+            Jobs.await("both jobs completed", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.stuck()).isEmpty();
+        }
+        assertThat(runs.get()).as("runs").isEqualTo(2);
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    /**
      * A start mark the database refuses (here a trigger refuses one suspect's) is that row's
      * problem: the starter wrote the whole batch again and again, so every later suspect and
      * large payload on the node waited for good while its loop still beat. Now the batch is
