@@ -51,7 +51,9 @@ final class CompletionLoop implements OutcomeBacklog {
     private volatile DatabaseDiagnosis lastDiagnosis;
     private final Thread thread;
     private volatile boolean stopping;
-    private volatile long hardDeadlineNanos = Long.MAX_VALUE;
+    /** Set by {@link #stop}: compared by difference, as nanoTime must be (a sum may wrap). */
+    private volatile long hardDeadlineNanos;
+    private volatile boolean deadlineSet;
     /** When the batch being written was first tried; 0 while none is. */
     private volatile long writingSinceNanos;
 
@@ -119,7 +121,7 @@ final class CompletionLoop implements OutcomeBacklog {
 
     private void run() {
         List<Outcome> batch = new ArrayList<>(maxBatch);
-        while (!(stopping && outcomes.isEmpty()) && System.nanoTime() < hardDeadlineNanos) {
+        while (!(stopping && outcomes.isEmpty()) && !pastDeadline()) {
             beat.beat();
             if (!unwritable.isEmpty() && System.nanoTime() - unwritableRetryAt >= 0) {
                 retryUnwritable();
@@ -186,7 +188,7 @@ final class CompletionLoop implements OutcomeBacklog {
                 database.failed(e);
                 problems.failed(e);
                 lastDiagnosis = DatabaseDiagnosis.of(e);
-                if (System.nanoTime() >= hardDeadlineNanos) {
+                if (pastDeadline()) {
                     outcomes.clear(); // reported by run(); locks expire and the jobs run again
                     return;
                 }
@@ -287,9 +289,14 @@ final class CompletionLoop implements OutcomeBacklog {
         return settled;
     }
 
+    private boolean pastDeadline() {
+        return deadlineSet && System.nanoTime() - hardDeadlineNanos >= 0;
+    }
+
     /** Writes everything submitted so far, giving up at the deadline. */
     void stop(long deadlineNanos) throws InterruptedException {
         hardDeadlineNanos = deadlineNanos;
+        deadlineSet = true;
         stopping = true;
         long left = deadlineNanos - System.nanoTime();
         thread.join(java.time.Duration.ofNanos(Math.max(left, 0) + 100_000_000L));

@@ -47,6 +47,37 @@ class GracefulShutdownTest {
     }
 
     /**
+     * The longest grace period the operator writes (from maxJobDuration, up to 2562047h): a stop
+     * still waits for the running jobs and writes their outcomes. Its deadline in nanoseconds,
+     * plus the time after grace, no longer fit a long once the host had been up 47 minutes: the
+     * stop gave up at once and left the finished jobs locked, to run again once their locks
+     * expired.
+     */
+    @Test
+    void aStopWithTheLongestGracePeriodWaitsForRunningJobsAndWritesTheirOutcomes() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(2);
+        io.drover.executor.handler.JobHandler slow = io.drover.executor.testing.Handlers.of("slow", job -> {
+            running.countDown();
+            Thread.sleep(Long.parseLong(job.payload()));
+        });
+        // Outcomes are written slowly (2 s a statement): the second job's outcome is still to be
+        // written when the first one's write returns, after the stop has begun.
+        jobs.execute("create function {s}.slow_delete() returns trigger language plpgsql as $$"
+                + " begin perform pg_sleep(2); return null; end $$");
+        jobs.execute("create trigger slow_delete before delete on {s}.job for each statement execute function {s}.slow_delete()");
+        jobs.enqueue(1, "slow", "1000", 3);
+        jobs.enqueue(1, "slow", "1500", 3);
+        ExecutorEngine engine = io.drover.executor.testing.TestNode.start(db, schema,
+                s -> s.shutdownGracePeriod(Duration.ofHours(2562047)), java.util.List.of(slow));
+        assertThat(running.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("both jobs running").isTrue();
+        engine.close();
+        assertThat(jobs.jobsLeft()).as("jobs left, their outcomes unwritten").isZero();
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    /**
      * Past its shutdownGracePeriod a stopping node takes at most ExecutorEngine.AFTER_GRACE (7 s)
      * plus a moment, within the 10 s the CRD keeps before the kubelet's kill (18 s before): here handlers that
      * ignore the interrupt (a second each to stop, where it was a second apiece) and a database
