@@ -64,6 +64,13 @@ final class AcquisitionLoop {
     private final StrayLocks strays;
     private final ProblemLog strayProblems = new ProblemLog(LOG, "Releasing stray job locks");
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
+    /**
+     * The idle look at the next due time, apart from the acquisitions': its failure is logged and
+     * told to DatabaseHealth, but it is no failed acquisition. Counted as one, it stayed the last
+     * word while the queue had no room for a page (no acquisition runs then to clear it), and a
+     * node busy with long jobs read unready for as long, its database answering.
+     */
+    private final ProblemLog idleProblems = new ProblemLog(LOG, "Looking when the next job is due");
     private final Thread thread;
     private final Object wakeUp = new Object();
     private volatile boolean stopping;
@@ -206,10 +213,10 @@ final class AcquisitionLoop {
                     wait = Math.min(wait, Math.max(MIN_IDLE_MILLIS, nextDue));
                 }
             }
+            idleProblems.succeeded();
         } catch (SQLException e) {
             database.failed(e);
-            failing = DatabaseDiagnosis.of(e);
-            problems.failed(e);
+            idleProblems.failed(e);
         }
         pause(wait);
     }

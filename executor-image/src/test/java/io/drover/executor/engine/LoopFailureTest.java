@@ -6,6 +6,7 @@ import io.drover.executor.testing.Handlers;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
 import io.drover.executor.testing.TestNode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -91,6 +92,59 @@ class LoopFailureTest {
             Jobs.await("the waiting job done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
         } finally {
             release.countDown();
+        }
+    }
+
+    /**
+     * The idle look at the next due time fails once, after a partial page left the queue without
+     * room for another: no acquisition runs while the node works through its queue, so that
+     * failure stayed the acquisition's last word and readiness went down after 30 s, for as long
+     * as the jobs ran, the database answering all along. It is logged, not an acquisition failure.
+     */
+    @Test
+    void aFailedLookAtTheNextDueTimeDoesNotMakeABusyNodeUnready() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        JobHandler held = Handlers.of("held", job -> {
+            running.incrementAndGet();
+            go.await();
+        });
+        AtomicBoolean failedOnce = new AtomicBoolean();
+        // The idle look that follows the page that took the jobs (they are locked by then) fails.
+        DataSource failingIdle = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[]{DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && !failedOnce.get() && StackWalker.getInstance().walk(
+                            frames -> frames.anyMatch(f -> f.getClassName().endsWith("AcquisitionLoop")
+                                    && f.getMethodName().equals("idle")))
+                            && jobs.count("select count(*) from {s}.job where locked_by is not null") > 0
+                            && failedOnce.compareAndSet(false, true)) {
+                        throw new java.sql.SQLException("on purpose", "08006");
+                    }
+                    try {
+                        return method.invoke(db, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (ExecutorEngine engine = TestNode.start(failingIdle, schema,
+                s -> s.threads(1).queueSize(8).acquirePageSize(8).acquireInterval(Duration.ofMillis(500)), List.of(held))) {
+            Thread.sleep(3000); // past the second look that the start's wake-up asks for
+            // Inserted without their notification (triggers off for this transaction), so that the
+            // loop finds them on its own and idles after the page: a wake-up would have it look
+            // again first. A page of 8 takes the 6 jobs (a partial page); one runs, 5 wait in the
+            // queue of 8: 3 free slots, fewer than the 4 a page needs. No acquisition until they end.
+            jobs.execute("begin; set local session_replication_role = replica;"
+                    + " insert into {s}.job (type, payload) select 'held', '' from generate_series(1, 6); commit");
+            Jobs.await("the idle look failed", Duration.ofSeconds(30), failedOnce::get);
+            Thread.sleep(35_000); // past the 30 s readiness allows an acquisition to fail for
+            assertThat(running.get()).as("jobs running").isEqualTo(1);
+            assertThat(engine.acquiring(Duration.ofSeconds(30))).as("acquisition healthy (readiness)").isTrue();
+            go.countDown();
+            Jobs.await("the jobs done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+        } finally {
+            go.countDown();
         }
     }
 
