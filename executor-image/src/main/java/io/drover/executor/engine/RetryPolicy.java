@@ -20,17 +20,9 @@ public final class RetryPolicy {
     private final long baseMillis;
     private final long maxMillis;
 
-    /**
-     * No retry is put further ahead than a due date may be ({@link io.drover.executor.store.JobLimits#LATEST_DUE_AHEAD}):
-     * retryBackoffMax may be set up to 2562047h, and now() plus that passes PostgreSQL's last
-     * timestamp (year 294276): the retry's write failed, and the job was dead-lettered with
-     * attempts left.
-     */
-    static final long LONGEST_DELAY_MILLIS = io.drover.executor.store.JobLimits.LATEST_DUE_AHEAD.toMillis();
-
     public RetryPolicy(Duration base, Duration max) {
-        this.baseMillis = Math.min(base.toMillis(), LONGEST_DELAY_MILLIS);
-        this.maxMillis = Math.min(max.toMillis(), LONGEST_DELAY_MILLIS);
+        this.baseMillis = base.toMillis();
+        this.maxMillis = max.toMillis();
     }
 
     /** The delay before the retry that follows failed attempt number {@code attempt} (1-based). */

@@ -16,12 +16,4 @@ class RetryPolicyTest {
             assertThat(policy.delayMillis(50)).isBetween(24_000L, 30_000L);
         }
     }
-
-    @Test
-    void noRetryIsPutFurtherAheadThanADueDateMayBe() {
-        RetryPolicy policy = new RetryPolicy(Duration.ofHours(1), Duration.ofHours(2562047));
-        assertThat(policy.delayMillis(40)).isLessThanOrEqualTo(io.drover.executor.store.JobLimits.LATEST_DUE_AHEAD.toMillis());
-        assertThat(new RetryPolicy(Duration.ofHours(2562047), Duration.ofHours(2562047)).delayMillis(1))
-                .isLessThanOrEqualTo(io.drover.executor.store.JobLimits.LATEST_DUE_AHEAD.toMillis());
-    }
 }
