@@ -104,19 +104,21 @@ final class LockRenewer {
             database.succeeded();
             held.renewed(asked, renewed, sent);
             reportRefused(r.refused());
-            // A refused row is not lost: no other node can take it (its sweep is an update too).
-            // Its lease runs out here; its run, if it runs, goes on, and its outcome is written if
-            // the database takes it.
-            Set<Long> answered = r.refused().isEmpty() ? renewed : union(renewed, r.refused());
-            if (answered.size() < asked.size()) {
-                List<Long> queued = held.dropLost(asked, answered, HeldJobs.State.QUEUED);
-                List<Long> running = held.dropLost(asked, answered, HeldJobs.State.RUNNING);
+            // A refused row keeps its lock only until it expires; then another node may sweep
+            // it. Not started yet: dropped now, as a lost one (never started here; the row is
+            // taken again once its lock expires). Running: its run goes on and its outcome is
+            // written if the database takes it; it may run again elsewhere meanwhile, as after
+            // any fault that keeps a node from renewing; not counted as lost while it is not.
+            Set<Long> runningKept = r.refused().isEmpty() ? renewed : union(renewed, r.refused());
+            if (renewed.size() < asked.size()) {
+                List<Long> queued = held.dropLost(asked, renewed, HeldJobs.State.QUEUED);
+                List<Long> running = held.dropLost(asked, runningKept, HeldJobs.State.RUNNING);
                 if (!queued.isEmpty() || !running.isEmpty()) {
                     metrics.notStarted(queued.size());
                     metrics.locksLost(running.size());
                     LOG.warnf("Lost the locks of %d queued jobs (dropped, never started here) and %d running jobs"
                             + " (their other run may overlap this one): they were recovered by other nodes while this"
-                            + " node could not renew", queued.size(), running.size());
+                            + " node could not renew, or the database refused to renew them", queued.size(), running.size());
                 }
             }
             return true;
@@ -140,8 +142,11 @@ final class LockRenewer {
         if (!refused.equals(lastRefused)) {
             lastRefused = Set.copyOf(refused);
             if (!refused.isEmpty()) {
-                LOG.warnf("The database refuses to renew the locks of jobs %s (a trigger or constraint on their rows):"
-                        + " their locks lapse; this node's other locks are renewed", new java.util.TreeSet<>(refused));
+                String ids = refused.stream().sorted().limit(20).map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining(", ")) + (refused.size() > 20 ? ", ..." : "");
+                LOG.warnf("The database refuses to renew the locks of %d jobs (%s: a trigger or constraint on their rows):"
+                        + " their locks lapse, and another node may take them then (those running here may run"
+                        + " twice); this node's other locks are renewed", refused.size(), ids);
             }
         }
     }

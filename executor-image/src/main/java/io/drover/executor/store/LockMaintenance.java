@@ -62,34 +62,43 @@ public final class LockMaintenance {
     /**
      * What a renewal did: the ids renewed, and those whose row the database refused to update (a
      * user's trigger, a constraint: {@link SqlErrors#rowRefused}). A held id in neither has lost
-     * its lock (swept while this node could not renew, e.g. frozen or cut off from the database);
-     * a refused one has not: nobody else can take it either (a sweep updates the row too).
+     * its lock (swept while this node could not renew, e.g. frozen or cut off from the database).
+     * A refused one keeps its lock only until it expires: another node may then sweep it.
      */
     public record Renewal(Set<Long> renewed, Set<Long> refused) {
     }
 
     /**
+     * Statements one renewal may spend finding the rows the database refuses: a few such rows
+     * cost about two statements each per halving (ten halvings for a thousand locks). A refusal
+     * of every row (a statement trigger, a revoked right that reads as a row's error) would cost
+     * twice as many statements as locks, every turn: past this, it is the renewal that failed.
+     */
+    static final int REFUSAL_SEARCH_STATEMENTS = 64;
+
+    /**
      * Extends the expiry of the given jobs that this node still holds, in one statement. If the
      * database refuses it for a row, the rest are renewed by halves (a refused row's halves fail,
-     * the others pass: about two statements per refused row and level), so one row the database
-     * will not update does not let every other lock of the node lapse, for other nodes to sweep
-     * and run again while this one runs them. Needs an auto-commit connection.
+     * the others pass), so one row the database will not update does not let every other lock of
+     * the node lapse, for other nodes to sweep and run again while this one runs them. Needs an
+     * auto-commit connection (each half its own transaction), as the engine's pool gives.
      */
     public Renewal renew(Connection c, List<Long> ids) throws SQLException {
         Set<Long> renewed = new HashSet<>(ids.size() * 2);
         Set<Long> refused = new HashSet<>();
-        renewInto(c, ids, renewed, refused);
+        renewInto(c, ids, renewed, refused, new int[] {REFUSAL_SEARCH_STATEMENTS});
         return new Renewal(renewed, refused);
     }
 
-    private void renewInto(Connection c, List<Long> ids, Set<Long> renewed, Set<Long> refused) throws SQLException {
+    private void renewInto(Connection c, List<Long> ids, Set<Long> renewed, Set<Long> refused, int[] budget)
+            throws SQLException {
         if (ids.isEmpty()) {
             return;
         }
         try {
             renewAll(c, ids, renewed);
         } catch (SQLException e) {
-            if (!SqlErrors.rowRefused(e)) {
+            if (!SqlErrors.rowRefused(e) || --budget[0] < 0) {
                 throw e;
             }
             if (ids.size() == 1) {
@@ -97,8 +106,8 @@ public final class LockMaintenance {
                 return;
             }
             int half = ids.size() / 2;
-            renewInto(c, ids.subList(0, half), renewed, refused);
-            renewInto(c, ids.subList(half, ids.size()), renewed, refused);
+            renewInto(c, ids.subList(0, half), renewed, refused, budget);
+            renewInto(c, ids.subList(half, ids.size()), renewed, refused, budget);
         }
     }
 

@@ -424,8 +424,8 @@ class EngineReliabilityTest {
      * One held row the database will not update (a trigger that refuses a renewal of it): the
      * renewal was one statement for every lock the node held, so all of them lapsed, every
      * second, and other nodes would sweep and run again the jobs this node was running. Now the
-     * others are renewed and only the refused row's lock lapses (nobody can take it: a sweep is an
-     * update too); both jobs run once and complete.
+     * others are renewed and only the refused row's lock lapses (another node may sweep it then:
+     * there is none here); both jobs run once and complete.
      */
     @Test
     void aRowTheDatabaseWillNotRenewLetsOnlyItsOwnLockLapse() throws Exception {
