@@ -175,18 +175,6 @@ public final class ExecutorEngine implements AutoCloseable {
     /** Of AFTER_GRACE, what the waits before the last outcomes leave them. */
     private static final Duration OUTCOMES_AT_LEAST = Duration.ofSeconds(3);
 
-    /**
-     * The longest a stop waits for running jobs, whatever shutdownGracePeriod says: the operator
-     * derives it from maxJobDuration, which may be up to 2562047h (the setting's limit), and
-     * nanoTime plus that wraps on a host up for 47 minutes: a deadline compared by value, not by
-     * difference, had passed at once, and the last outcomes went unwritten.
-     */
-    static final Duration LONGEST_GRACE = Duration.ofDays(365L * 100);
-
-    static Duration waitable(Duration grace) {
-        return grace.compareTo(LONGEST_GRACE) > 0 ? LONGEST_GRACE : grace;
-    }
-
     /** {@code max}, or less if {@code until} (nanoTime) comes sooner; zero if it has passed. */
     private static Duration upTo(Duration max, long until) {
         return Duration.ofNanos(Math.max(0, Math.min(max.toNanos(), until - System.nanoTime())));
@@ -204,7 +192,7 @@ public final class ExecutorEngine implements AutoCloseable {
             return;
         }
         state = State.STOPPING;
-        long deadline = System.nanoTime() + waitable(settings.shutdownGracePeriod()).toNanos();
+        long deadline = System.nanoTime() + settings.shutdownGracePeriod().toNanos();
         try {
             pool.beginStopping();
             acquirer.stop();
