@@ -39,6 +39,9 @@ final class SpecGuards {
                 if (e.valueFrom != null) {
                     return Optional.of("spec.env[" + i + "].valueFrom: valueFrom is not allowed: give a plain value");
                 }
+                if (e.name != null && ExtraEnvVar.refusedLogging(e.name)) {
+                    return Optional.of("spec.env[" + i + "].name: " + e.name + ": " + ExtraEnvVar.LOGGING_MESSAGE);
+                }
                 if (e.name == null || ExtraEnvVar.refused(e.name)) {
                     return Optional.of("spec.env[" + i + "].name: " + e.name + " is set by the operator from the"
                             + " ExecutorCluster's own fields, or would change how the executor reads them: set the field instead");

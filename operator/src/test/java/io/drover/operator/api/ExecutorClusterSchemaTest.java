@@ -118,11 +118,11 @@ class ExecutorClusterSchemaTest {
             env: [{name: LD_AUDIT, value: /etc/drover/database-ca/ca.crt}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: ld_preload, value: /tmp/x.so}]  | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: drover.handlersDir, value: /tmp}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
-            env: [{name: QUARKUS_HTTP_ACCESS_LOG_PATTERN, value: "%{i,Authorization}"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
-            env: [{name: quarkus.http.access-log.enabled, value: "true"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
-            env: [{name: QUARKUS_LOG_SYSLOG_ENDPOINT, value: "attacker.example.com:53"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
-            env: [{name: QUARKUS_LOG_SOCKET_ENABLED, value: "true"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
-            env: [{name: QUARKUS_LOG_HANDLER_SYSLOG__X__ENDPOINT, value: "a:53"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: QUARKUS_HTTP_ACCESS_LOG_PATTERN, value: "%{i,Authorization}"}] | spec.env[0].name: Invalid value: "object": this variable would have the executor log what callers send
+            env: [{name: quarkus.http.access-log.enabled, value: "true"}] | spec.env[0].name: Invalid value: "object": this variable would have the executor log what callers send
+            env: [{name: QUARKUS_LOG_SYSLOG_ENDPOINT, value: "attacker.example.com:53"}] | spec.env[0].name: Invalid value: "object": this variable would have the executor log what callers send
+            env: [{name: QUARKUS_LOG_SOCKET_ENABLED, value: "true"}] | spec.env[0].name: Invalid value: "object": this variable would have the executor log what callers send
+            env: [{name: QUARKUS_LOG_HANDLER_SYSLOG__X__ENDPOINT, value: "a:53"}] | spec.env[0].name: Invalid value: "object": this variable would have the executor log what callers send
             env: [{name: DROVER_HTTP_URL, value: "https://x/?t=${drover.api.token}"}] | spec.env[0].value: Invalid value: "object": values may not contain '${'
             env: [{name: JDK_AOT_VM_OPTIONS, value: "-XX:OnError=x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             jvmOptions: -XX:AOTCacheOutput=/tmp/a.aot   | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
@@ -498,9 +498,9 @@ class ExecutorClusterSchemaTest {
         // The log settings that would write callers' tokens or ship logs away, in the operator's own check too.
         for (String name : java.util.List.of("QUARKUS_HTTP_ACCESS_LOG_PATTERN", "quarkus.log.syslog.endpoint", "QUARKUS_LOG_SOCKET_ENABLED",
                 "QUARKUS_LOG_HANDLER_SYSLOG__X__ENDPOINT")) {
-            assertThat(io.drover.operator.api.v1alpha1.ExtraEnvVar.refused(name)).as(name).isTrue();
+            assertThat(io.drover.operator.api.v1alpha1.ExtraEnvVar.refusedLogging(name)).as(name).isTrue();
         }
-        assertThat(io.drover.operator.api.v1alpha1.ExtraEnvVar.refused("QUARKUS_LOG_CONSOLE_JSON_ENABLED"))
+        assertThat(io.drover.operator.api.v1alpha1.ExtraEnvVar.refusedLogging("QUARKUS_LOG_CONSOLE_JSON_ENABLED"))
                 .as("JSON console logs, as docs/metrics.md suggests").isFalse();
     }
 

@@ -45,6 +45,15 @@ class SpecGuardsTest {
         assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).startsWith("spec.env[1].name: "));
     }
 
+    /** Log settings that could write callers' tokens or ship logs away: refused with their own reason. */
+    @ParameterizedTest
+    @ValueSource(strings = {"QUARKUS_HTTP_ACCESS_LOG_PATTERN", "quarkus.log.syslog.endpoint", "QUARKUS_LOG_HANDLER_SOCKET__X__ENABLED"})
+    void refusedLoggingEnv(String name) {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.env = List.of(new ExtraEnvVar(name, "v"));
+        assertThat(SpecGuards.refusal(spec)).hasValue("spec.env[0].name: " + name + ": " + ExtraEnvVar.LOGGING_MESSAGE);
+    }
+
     /** The CRD in place may predate the rule that requires spec (has(self.spec)). */
     @org.junit.jupiter.api.Test
     void aClusterWithoutSpecIsRefusedNamingSpec() {

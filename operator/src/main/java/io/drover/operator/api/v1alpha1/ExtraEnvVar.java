@@ -31,17 +31,17 @@ import io.fabric8.generator.annotation.ValidationRule;
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('SMALLRYE_CONFIG_')"
-        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_HTTP_ACCESS_LOG_')"
-        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_SYSLOG_')"
-        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_SOCKET_')"
-        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_HANDLER_')"
         + " && !self.name.upperAscii().startsWith('LD_')"
         + " && !self.name.startsWith('_')",
         fieldPath = ".name",
         message = "this variable is set by the operator from the ExecutorCluster's own fields (executor settings, database,"
-                + " API tokens, jvmOptions) or would change how the executor reads them (profiles, config sources), or"
-                + " would log what callers send or ship logs off the node (access log, syslog, socket or named log"
-                + " handlers): set the field instead")
+                + " API tokens, jvmOptions) or would change how the executor reads them (profiles, config sources):"
+                + " set the field instead")
+@ValidationRule(value = "!self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_HTTP_ACCESS_LOG_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_SYSLOG_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_SOCKET_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_LOG_HANDLER_')",
+        fieldPath = ".name", message = ExtraEnvVar.LOGGING_MESSAGE)
 @ValidationRule(value = "!has(self.value) || !self.value.contains('${')", fieldPath = ".value",
         message = ExtraEnvVar.EXPRESSION_MESSAGE)
 public class ExtraEnvVar {
@@ -54,6 +54,12 @@ public class ExtraEnvVar {
      */
     public static final String EXPRESSION_MESSAGE = "values may not contain '${': the executor's configuration would"
             + " expand it to another setting's value (the API token, the database password)";
+
+    /** Why the log settings that could write callers' tokens, or ship logs away, are refused. */
+    public static final String LOGGING_MESSAGE = "this variable would have the executor log what callers send (an access"
+            + " log pattern can write their API tokens) or send its logs off the node (syslog, socket or named log"
+            + " handlers): not settable; executors log to the console (QUARKUS_LOG_CONSOLE_* may be set) for the"
+            + " cluster's log pipeline";
 
     /** Whether a value holds an expression the executor's configuration would expand. */
     public static boolean expands(String value) {
@@ -98,17 +104,29 @@ public class ExtraEnvVar {
     public static class RefusedValueFrom {
     }
 
-    /** Prefixes refused, normalized, as the CEL rule above lists them. */
+    /** Prefixes refused, normalized, as the first CEL name rule above lists them. */
     private static final java.util.List<String> REFUSED_PREFIXES = java.util.List.of("QUARKUS_DATASOURCE_", "DROVER_API_",
-            "SMALLRYE_CONFIG_", "QUARKUS_HTTP_ACCESS_LOG_", "QUARKUS_LOG_SYSLOG_", "QUARKUS_LOG_SOCKET_", "QUARKUS_LOG_HANDLER_",
-            "LD_");
+            "SMALLRYE_CONFIG_", "LD_");
+    /** The log settings refused, normalized, as the second CEL name rule lists them ({@link #LOGGING_MESSAGE}). */
+    private static final java.util.List<String> LOGGING_PREFIXES = java.util.List.of("QUARKUS_HTTP_ACCESS_LOG_",
+            "QUARKUS_LOG_SYSLOG_", "QUARKUS_LOG_SOCKET_", "QUARKUS_LOG_HANDLER_");
+
+    private static String normalized(String name) {
+        return name.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+
+    /** The second name rule in Java: a log setting that could write callers' tokens or ship logs away. */
+    public static boolean refusedLogging(String name) {
+        String n = normalized(name);
+        return LOGGING_PREFIXES.stream().anyMatch(n::startsWith);
+    }
 
     private static final java.util.Set<String> OWNED_NAMES = java.util.Set.copyOf(java.util.Arrays.stream(
             OWNED.replaceAll("[\\[\\]' ]", "").split(",")).toList());
 
     /** The API server's rule in Java: whether the operator refuses this name. */
     public static boolean refused(String name) {
-        String n = name.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+        String n = normalized(name);
         return OWNED_NAMES.contains(n) || REFUSED_PREFIXES.stream().anyMatch(n::startsWith) || name.startsWith("_");
     }
 
