@@ -168,6 +168,9 @@ class ChaosCampaignIT {
             Fleet.await("the jobs drained", Duration.ofMinutes(3), fleet.sql("select count(*) from {s}.job", 0));
         } catch (AssertionError e) {
             System.out.println("[chaos] " + scenario + " (" + lockMode + "): " + e.getMessage()); // the accounting says what
+        } catch (Exception e) {
+            fleet.close(); // a fault that could not be injected: no fleet left running beside the next scenarios
+            throw e;
         }
         Accounting.Fault f = new Accounting.Fault(faultStart, faultEnd, faultedNode, detection.toNanos());
         Accounting a = finish(scenario, fault, lockMode, fleet, jobs, Map.of(), f,
@@ -265,9 +268,12 @@ class ChaosCampaignIT {
         Fleet fleet = fleet("Global", Map.of(), THREE);
         run("node frozen past lockExpiry", "SIGSTOP of node-1 for 2 x lockExpiry (20 s), then SIGCONT", "Global",
                 fleet, "node-1", f -> {
-                    f.node("node-1").freeze();
-                    Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
-                    f.node("node-1").thaw();
+                    try {
+                        f.node("node-1").freeze();
+                        Thread.sleep(LOCK_EXPIRY.toMillis() * 2);
+                    } finally {
+                        f.node("node-1").thaw();
+                    }
                 }, NO_RESTART.and(CUT_SHORT).and(noStarts("node-1"::equals, REPORT_LATENCY, Duration.ofSeconds(1),
                         "jobs node-1 started while it was stopped")));
     }

@@ -40,9 +40,9 @@ final class TcpProxy implements AutoCloseable {
 
     /** @param serverNotices after this, the server's side of the dead connections is closed */
     void blackHole(java.time.Duration serverNotices) {
+        blackHole = true; // first: a connection accepted meanwhile is black-holed, not left live
         epoch++;
         deadBefore = epoch;
-        blackHole = true;
         List<Socket> dead = List.copyOf(upstreams);
         Thread.ofPlatform().daemon().start(() -> {
             try {
