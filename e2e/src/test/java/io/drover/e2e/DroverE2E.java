@@ -153,8 +153,16 @@ class DroverE2E {
         await().atMost(Duration.ofMinutes(1)).until(() -> receiver.distinct() > 500);
 
         // A deleted pod stops gracefully (and comes back: a StatefulSet's pod): nothing runs twice.
+        String deletedUid = kube.pods().inNamespace(NS).withName(EC + "-0").get().getMetadata().getUid();
         kube.pods().inNamespace(NS).withName(EC + "-0").delete();
         log("deleted " + EC + "-0 after " + receiver.distinct() + " executions");
+        // Its successor ready (the StatefulSet counts the terminating pod ready until it is gone).
+        await("the deleted pod replaced and ready").atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            Pod p = kube.pods().inNamespace(NS).withName(EC + "-0").get();
+            return p != null && !deletedUid.equals(p.getMetadata().getUid()) && p.getStatus() != null
+                    && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
+                    .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        });
         awaitClusterReady(2);
         assertThat(receiver.duplicates()).as("a deleted pod stops gracefully: no job runs twice").isEmpty();
 
