@@ -51,9 +51,8 @@ final class CompletionLoop implements OutcomeBacklog {
     private volatile DatabaseDiagnosis lastDiagnosis;
     private final Thread thread;
     private volatile boolean stopping;
-    /** Set by {@link #stop}: compared by difference, as nanoTime must be (a sum may wrap). */
+    /** Set by {@link #stop} before {@code stopping}: compared by difference, as nanoTime must be (a sum may wrap). */
     private volatile long hardDeadlineNanos;
-    private volatile boolean deadlineSet;
     /** When the batch being written was first tried; 0 while none is. */
     private volatile long writingSinceNanos;
 
@@ -290,13 +289,12 @@ final class CompletionLoop implements OutcomeBacklog {
     }
 
     private boolean pastDeadline() {
-        return deadlineSet && System.nanoTime() - hardDeadlineNanos >= 0;
+        return stopping && System.nanoTime() - hardDeadlineNanos >= 0;
     }
 
     /** Writes everything submitted so far, giving up at the deadline. */
     void stop(long deadlineNanos) throws InterruptedException {
         hardDeadlineNanos = deadlineNanos;
-        deadlineSet = true;
         stopping = true;
         long left = deadlineNanos - System.nanoTime();
         thread.join(java.time.Duration.ofNanos(Math.max(left, 0) + 100_000_000L));
