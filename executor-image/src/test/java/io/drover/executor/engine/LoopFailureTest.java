@@ -113,20 +113,13 @@ class LoopFailureTest {
         });
         AtomicBoolean failedOnce = new AtomicBoolean();
         // The idle look that follows the page that took the jobs (they are locked by then) fails.
-        DataSource failingIdle = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
-                new Class<?>[]{DataSource.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && !failedOnce.get() && StackWalker.getInstance().walk(
-                            frames -> frames.anyMatch(f -> f.getClassName().endsWith("AcquisitionLoop")
-                                    && f.getMethodName().equals("idle")))
-                            && jobs.count("select count(*) from {s}.job where locked_by is not null") > 0
-                            && failedOnce.compareAndSet(false, true)) {
-                        throw new java.sql.SQLException("on purpose", "08006");
-                    }
-                    try {
-                        return method.invoke(db, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
+        DataSource failingIdle = intercepted(db, () -> !failedOnce.get() && StackWalker.getInstance().walk(
+                        frames -> frames.anyMatch(f -> f.getClassName().endsWith("AcquisitionLoop")
+                                && f.getMethodName().equals("idle")))
+                        && jobs.count("select count(*) from {s}.job where locked_by is not null") > 0
+                        && failedOnce.compareAndSet(false, true),
+                () -> {
+                    throw new java.sql.SQLException("on purpose", "08006");
                 });
         try (ExecutorEngine engine = TestNode.start(failingIdle, schema,
                 s -> s.threads(1).queueSize(8).acquirePageSize(8).acquireInterval(Duration.ofMillis(500)), List.of(held))) {
@@ -161,10 +154,15 @@ class LoopFailureTest {
 
     /** The pool, whose next getConnection on the named loop's thread, once armed, runs {@code what} first. */
     private static DataSource intercepted(DataSource pool, String threadPrefix, AtomicBoolean armed, Interception what) {
+        return intercepted(pool, () -> Thread.currentThread().getName().startsWith(threadPrefix)
+                && armed.compareAndSet(true, false), what);
+    }
+
+    /** The pool, whose getConnection runs {@code what} first whenever {@code when} says so (asked at each call). */
+    private static DataSource intercepted(DataSource pool, java.util.function.BooleanSupplier when, Interception what) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
                 (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && Thread.currentThread().getName().startsWith(threadPrefix)
-                            && armed.compareAndSet(true, false)) {
+                    if (method.getName().equals("getConnection") && when.getAsBoolean()) {
                         what.run();
                     }
                     try {
