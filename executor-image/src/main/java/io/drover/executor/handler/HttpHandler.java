@@ -103,7 +103,7 @@ public final class HttpHandler implements JobHandler {
             response = exchange.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            throw new HttpTimeoutException("POST " + origin(request.url()) + " got no complete answer within " + timeout);
+            throw timedOut(request);
         } catch (InterruptedException e) {
             exchange.cancel(true); // jobTimeout or shutdown: abort the exchange, free the connection
             throw e;
@@ -114,11 +114,20 @@ public final class HttpHandler implements JobHandler {
             // \"SSH-2.0-OpenSSH_9.6\"", a header's value), where nothing of an answer but its
             // status may be kept.
             Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof HttpTimeoutException) {
+                // The client's own request timeout (same length, it stops at the headers) can fire
+                // before ours: one kind of failure, one message, whichever clock ran out first.
+                throw timedOut(request);
+            }
             throw new java.io.IOException("POST " + origin(request.url()) + " failed: " + cause.getClass().getSimpleName());
         }
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException("POST " + origin(request.url()) + " answered " + response.statusCode());
         }
+    }
+
+    private HttpTimeoutException timedOut(Request request) {
+        return new HttpTimeoutException("POST " + origin(request.url()) + " got no complete answer within " + timeout);
     }
 
     /**
