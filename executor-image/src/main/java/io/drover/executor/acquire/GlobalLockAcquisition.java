@@ -2,6 +2,7 @@ package io.drover.executor.acquire;
 
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.RefusedRows;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -24,9 +25,10 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
     private final long pollMillis;
     private final ExecutorMetrics metrics;
 
-    public GlobalLockAcquisition(JobSql sql, String owner, Duration lockExpiry, GlobalAcquireLock lock,
+    /** @param refused the rows the database refused to lock, left out for a while: the acquiring thread's own */
+    public GlobalLockAcquisition(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused, GlobalAcquireLock lock,
                                  Duration waitTime, Duration pollInterval, ExecutorMetrics metrics) {
-        this.locker = new PageLocker(sql, owner, lockExpiry, lock);
+        this.locker = new PageLocker(sql, owner, lockExpiry, refused, lock);
         this.waitNanos = waitTime.toNanos();
         this.pollMillis = Math.max(1, pollInterval.toMillis());
         this.metrics = metrics;

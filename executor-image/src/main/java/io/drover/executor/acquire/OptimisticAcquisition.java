@@ -4,6 +4,8 @@ import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.IndexPlans;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.RefusedRows;
+import io.drover.executor.store.SqlErrors;
 import io.drover.executor.store.Transactions;
 
 import java.sql.Connection;
@@ -31,18 +33,25 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     private static final String SERIALIZATION_FAILURE = "40001";
 
     private final String selectCandidates;
+    private final String selectCandidatesLeavingOut;
     private final String claim;
     private final String readClaimed;
     private final String owner;
     private final long lockExpiryMillis;
     private final ExecutorMetrics metrics;
+    private final RefusedRows refused;
+    private final RefusedRowSearch search;
 
     /** A due job as read, to be claimed if it is unchanged: where it is (ctid) and which version. */
     private record Candidate(long id, int version, String ctid) {
     }
 
-    public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
+    /** @param refused the rows the database refused to lock, left out for a while: the acquiring thread's own */
+    public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused, ExecutorMetrics metrics) {
         this.selectCandidates = IndexPlans.pinned(sql.selectCandidates());
+        this.selectCandidatesLeavingOut = IndexPlans.pinned(sql.selectCandidatesLeavingOut());
+        this.refused = refused;
+        this.search = new RefusedRowSearch(sql, owner, lockExpiry, refused);
         this.claim = sql.claimCandidate();
         this.readClaimed = sql.readClaimed();
         this.owner = owner;
@@ -53,8 +62,13 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     @Override
     public Acquisition acquire(Connection c, int max) throws SQLException {
         List<Candidate> candidates = new ArrayList<>(max);
-        try (PreparedStatement ps = c.prepareStatement(selectCandidates)) {
-            ps.setInt(1, max);
+        boolean leavingOut = !refused.none();
+        try (PreparedStatement ps = c.prepareStatement(leavingOut ? selectCandidatesLeavingOut : selectCandidates)) {
+            int next = 1;
+            if (leavingOut) {
+                ps.setArray(next++, c.createArrayOf("bigint", refused.current()));
+            }
+            ps.setInt(next, max);
             try (ResultSet rs = IndexPlans.executeQuery(ps)) {
                 while (rs.next()) {
                     candidates.add(new Candidate(rs.getLong(1), rs.getInt(2), rs.getString(3)));
@@ -85,6 +99,13 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
             if (DEADLOCK.equals(e.getSQLState()) || SERIALIZATION_FAILURE.equals(e.getSQLState())) {
                 metrics.optimisticLockFailures(candidates.size());
                 return Acquisition.CONTENDED;
+            }
+            if (SqlErrors.rowRefused(e)) {
+                // One claim the database refused rolled back the batch: the candidates are
+                // claimed by halves instead (by id: their versions no longer matter, only that
+                // each is still due and unlocked, which the search's statement checks).
+                return search.lockByHalves(c, candidates.stream().map(Candidate::id).toList(),
+                        candidates.size() == max, e);
             }
             throw e;
         }

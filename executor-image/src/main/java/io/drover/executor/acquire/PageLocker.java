@@ -3,6 +3,8 @@ package io.drover.executor.acquire;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.IndexPlans;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.RefusedRows;
+import io.drover.executor.store.SqlErrors;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,7 +12,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,47 +23,71 @@ import java.util.Optional;
  * ({@link GlobalAcquireLock#gate}), which that commit frees.
  */
 final class PageLocker {
-    /** {@code JobSchema.ACQUIRE_ORDER}: due_at, id. */
-    private static final Comparator<AcquiredJob> ACQUISITION_ORDER =
-            Comparator.comparing(AcquiredJob::dueAt).thenComparingLong(AcquiredJob::id);
-    private final String sql;
+    private final String page;
+    private final String pageLeavingOut;
     private final String owner;
     private final long lockExpiryMillis;
     private final GlobalAcquireLock globalLock;
+    private final RefusedRows refused;
+    private final RefusedRowSearch search;
 
     /** SkipLocked mode: FOR UPDATE SKIP LOCKED, so nodes skip each other's rows. */
-    PageLocker(JobSql sql, String owner, Duration lockExpiry) {
-        this(IndexPlans.pinned(sql.lockPage(true)), owner, lockExpiry, null);
+    PageLocker(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused) {
+        this(IndexPlans.pinned(sql.lockPage(true)), IndexPlans.pinned(sql.lockPageLeavingOut(true)),
+                sql, owner, lockExpiry, refused, null);
     }
 
     /** Global mode: under the global acquire lock, which no other node holds meanwhile, so nothing to skip. */
-    PageLocker(JobSql sql, String owner, Duration lockExpiry, GlobalAcquireLock globalLock) {
-        this(GlobalAcquireLock.gate(IndexPlans.pinned(sql.lockPage(false))), owner, lockExpiry, globalLock);
+    PageLocker(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused, GlobalAcquireLock globalLock) {
+        this(GlobalAcquireLock.gate(IndexPlans.pinned(sql.lockPage(false))),
+                GlobalAcquireLock.gate(IndexPlans.pinned(sql.lockPageLeavingOut(false))),
+                sql, owner, lockExpiry, refused, globalLock);
     }
 
-    private PageLocker(String sql, String owner, Duration lockExpiry, GlobalAcquireLock globalLock) {
-        this.sql = sql;
+    private PageLocker(String page, String pageLeavingOut, JobSql sql, String owner, Duration lockExpiry,
+                       RefusedRows refused, GlobalAcquireLock globalLock) {
+        this.page = page;
+        this.pageLeavingOut = pageLeavingOut;
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.globalLock = globalLock;
+        this.refused = refused;
+        this.search = new RefusedRowSearch(sql, owner, lockExpiry, refused);
     }
 
     /**
-     * Runs in auto-commit mode.
+     * Runs in auto-commit mode. A page the database refuses for one of its rows is taken by the
+     * {@link RefusedRowSearch} instead, outside the global lock in Global mode (the failed
+     * request's rollback freed it).
      *
      * @return the page (no jobs when nothing is due); empty only in Global mode, when another
      *         node held the global acquire lock
      */
     Optional<Acquisition> lock(Connection c, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int first = 1;
+        try {
+            return lockPage(c, limit);
+        } catch (SQLException e) {
+            if (!SqlErrors.rowRefused(e)) {
+                throw e;
+            }
+            return Optional.of(search.lockAround(c, limit, e));
+        }
+    }
+
+    private Optional<Acquisition> lockPage(Connection c, int limit) throws SQLException {
+        boolean leavingOut = !refused.none();
+        try (PreparedStatement ps = c.prepareStatement(leavingOut ? pageLeavingOut : page)) {
+            int next = 1;
             if (globalLock != null) {
                 globalLock.bindTry(ps);
-                first += GlobalAcquireLock.GATE_PARAMETERS;
+                next += GlobalAcquireLock.GATE_PARAMETERS;
             }
-            ps.setInt(first, limit);
-            ps.setString(first + 1, owner);
-            ps.setLong(first + 2, lockExpiryMillis);
+            if (leavingOut) {
+                ps.setArray(next++, c.createArrayOf("bigint", refused.current()));
+            }
+            ps.setInt(next, limit);
+            ps.setString(next + 1, owner);
+            ps.setLong(next + 2, lockExpiryMillis);
             long sent = System.nanoTime();
             ps.execute();
             boolean taken = globalLock == null || GlobalAcquireLock.taken(ps);
@@ -78,7 +103,7 @@ final class PageLocker {
             // The update returns the page in TID order; the queue takes it in acquisition order
             // (due, then first-in first-out). Here, not in SQL: an ORDER BY would be a sort, which
             // the pinned plan disables.
-            jobs.sort(ACQUISITION_ORDER);
+            jobs.sort(RefusedRowSearch.ACQUISITION_ORDER);
             return Optional.of(new Acquisition(jobs, jobs.size() == limit, sent));
         }
     }

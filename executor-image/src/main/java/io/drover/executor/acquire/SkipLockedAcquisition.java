@@ -1,6 +1,7 @@
 package io.drover.executor.acquire;
 
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.RefusedRows;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,8 +14,9 @@ import java.time.Duration;
 public final class SkipLockedAcquisition implements AcquisitionStrategy {
     private final PageLocker locker;
 
-    public SkipLockedAcquisition(JobSql sql, String owner, Duration lockExpiry) {
-        this.locker = new PageLocker(sql, owner, lockExpiry);
+    /** @param refused the rows the database refused to lock, left out for a while: the acquiring thread's own */
+    public SkipLockedAcquisition(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused) {
+        this.locker = new PageLocker(sql, owner, lockExpiry, refused);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.drover.executor.acquire.AcquisitionStrategy;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.LockMaintenance;
+import io.drover.executor.store.RefusedRows;
 import io.drover.executor.store.SqlErrors;
 import org.jboss.logging.Logger;
 import org.postgresql.PGConnection;
@@ -61,6 +62,9 @@ final class AcquisitionLoop {
     private final int maxUnwrittenOutcomes;
     private final long intervalMillis;
     private final String nextDueSql;
+    private final String nextDueLeavingOutSql;
+    /** Due rows the database refused to lock, which the strategy leaves out for a while: so does the idle look. */
+    private final RefusedRows refused;
     private final StrayLocks strays;
     private final ProblemLog strayProblems = new ProblemLog(LOG, "Releasing stray job locks");
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
@@ -85,8 +89,9 @@ final class AcquisitionLoop {
     /**
      * @param unwrittenOutcomes    outcomes waiting for the completion loop (not the batch it is writing)
      * @param maxUnwrittenOutcomes no acquisition while more than this many wait
+     * @param refused              the rows the strategy leaves out (this loop's thread is the only one to use them)
      */
-    AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
+    AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, RefusedRows refused, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
                     OutcomeBacklog unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
                     LockMaintenance maintenance, String nodeName) {
@@ -102,6 +107,8 @@ final class AcquisitionLoop {
         this.maxUnwrittenOutcomes = maxUnwrittenOutcomes;
         this.intervalMillis = interval.toMillis();
         this.nextDueSql = sql.nextDue();
+        this.nextDueLeavingOutSql = sql.nextDueLeavingOut();
+        this.refused = refused;
         this.strays = new StrayLocks(maintenance, held);
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
@@ -204,13 +211,18 @@ final class AcquisitionLoop {
      */
     private void idle() throws InterruptedException {
         long wait = Math.min(intervalMillis, strays.nextCheckInMillis());
+        boolean leavingOut = !refused.none();
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(nextDueSql);
-             ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-                long nextDue = rs.getLong(1);
-                if (!rs.wasNull()) {
-                    wait = Math.min(wait, Math.max(MIN_IDLE_MILLIS, nextDue));
+             PreparedStatement ps = c.prepareStatement(leavingOut ? nextDueLeavingOutSql : nextDueSql)) {
+            if (leavingOut) {
+                ps.setArray(1, c.createArrayOf("bigint", refused.current()));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    long nextDue = rs.getLong(1);
+                    if (!rs.wasNull()) {
+                        wait = Math.min(wait, Math.max(MIN_IDLE_MILLIS, nextDue));
+                    }
                 }
             }
             idleProblems.succeeded();

@@ -48,6 +48,9 @@ public final class JobSql {
      */
     private static final String STILL_UNLOCKED = "lock_expires_at is null";
 
+    /** Leaves out the rows the database refused to lock ({@link RefusedRows}); its parameter: their ids (bigint[]). */
+    private static final String NOT_LEFT_OUT = "id <> all(?)";
+
     /** The transaction setting in which {@link #TRY_GLOBAL_LOCK} records whether it took the lock. */
     private static final String GLOBAL_LOCK_TAKEN = "drover.global_acquire_lock_taken";
 
@@ -91,7 +94,21 @@ public final class JobSql {
      * @param skipLocked add FOR UPDATE SKIP LOCKED (SkipLocked mode); Global mode needs none
      */
     public String lockPage(boolean skipLocked) {
+        return lockPage(skipLocked, false);
+    }
+
+    /**
+     * {@link #lockPage} without the rows the database refused to lock ({@link RefusedRows}):
+     * parameters: the ids left out (bigint[]), then lockPage's. A statement of its own, used
+     * only while some row is left out, so the usual page binds no array.
+     */
+    public String lockPageLeavingOut(boolean skipLocked) {
+        return lockPage(skipLocked, true);
+    }
+
+    private String lockPage(boolean skipLocked, boolean leavingOut) {
         return "with picked as (select ctid from " + job + " where " + DUE_AND_UNLOCKED
+                + (leavingOut ? " and " + NOT_LEFT_OUT : "")
                 + (skipLocked ? "" : " and " + GLOBAL_LOCK_TAKEN_HERE)
                 + " order by " + ACQUIRE_ORDER + " limit ?"
                 + (skipLocked ? " for update skip locked" : "")
@@ -107,8 +124,37 @@ public final class JobSql {
      * {@link #lockPage}). Parameter: page size. Returns id, version, ctid (as text).
      */
     public String selectCandidates() {
+        return selectCandidates(false);
+    }
+
+    /**
+     * {@link #selectCandidates} without the rows the database refused to lock
+     * ({@link RefusedRows}). Parameters: the ids left out (bigint[]), page size.
+     */
+    public String selectCandidatesLeavingOut() {
+        return selectCandidates(true);
+    }
+
+    private String selectCandidates(boolean leavingOut) {
         return "select id, version, ctid::text from " + job + " where " + DUE_AND_UNLOCKED
+                + (leavingOut ? " and " + NOT_LEFT_OUT : "")
                 + " order by " + ACQUIRE_ORDER + " limit ?";
+    }
+
+    /**
+     * Locks the listed jobs that are still due and unlocked, for this node: the search, by
+     * halves, for the rows the database refuses to lock, after a page failed on one
+     * ({@code RefusedRowSearch}). Found by id (the primary key); a row another node is locking
+     * at that moment is waited for and re-checked, so it is skipped, not taken twice. Unlocked
+     * is tested as {@link #STILL_UNLOCKED}, for the reason given there. Parameters: owner, lock
+     * expiry (ms), ids (bigint[]). Returns {@link AcquiredJob#COLUMNS}.
+     */
+    public String lockListed() {
+        return "update " + job + " j"
+                + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
+                + " version = " + nextVersion("j.version")
+                + " where j.id = any(?) and j." + STILL_UNLOCKED + " and j.due_at <= now()"
+                + " returning " + AcquiredJob.COLUMNS;
     }
 
     /**
@@ -167,8 +213,22 @@ public final class JobSql {
      * is a number of milliseconds.
      */
     public String nextDue() {
+        return nextDue(false);
+    }
+
+    /**
+     * {@link #nextDue} without the rows the database refused to lock ({@link RefusedRows}): one
+     * of them, overdue for good, would end every idle wait at once. Parameter: the ids left
+     * out (bigint[]).
+     */
+    public String nextDueLeavingOut() {
+        return nextDue(true);
+    }
+
+    private String nextDue(boolean leavingOut) {
         return "select (extract(epoch from (greatest(least(min(due_at), now() + interval '1 day'),"
-                + " now() - interval '1 day') - now())) * 1000)::bigint from " + job + " where " + UNLOCKED;
+                + " now() - interval '1 day') - now())) * 1000)::bigint from " + job + " where " + UNLOCKED
+                + (leavingOut ? " and " + NOT_LEFT_OUT : "");
     }
 
     // ---- Start: the writes right before a handler runs, each matching only rows this node

@@ -40,6 +40,7 @@ public final class LockMaintenance {
     private final Recovery expired;
     private final Recovery expiredOne;
     private final String expiredPage;
+    /** Expired locks the database refused to recover: sweeper thread only. */
     private final RefusedRows refused = new RefusedRows();
     private final Recovery ofOwner;
 
@@ -208,9 +209,6 @@ public final class LockMaintenance {
         ps.setArray(3, c.createArrayOf("bigint", leftOut));
     }
 
-    /** How long a row whose recovery the database refused is left out of sweeps before it is tried again. */
-    static final Duration REFUSED_FOR = Duration.ofMinutes(10);
-
     private Recovered rowByRow(Connection c, Collection<Long> held) throws SQLException {
         List<Long> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(expiredPage)) {
@@ -237,28 +235,10 @@ public final class LockMaintenance {
                 LOG.errorf("The database refuses to recover job %d, whose node's lock expired (SQLState %s: %s): it"
                         + " stays locked, left out of sweeps for %d minutes, then tried again. A foreign key onto the"
                         + " job table, or a trigger, must let the executor delete and update job rows", id,
-                        e.getSQLState(), e.getMessage(), REFUSED_FOR.toMinutes());
+                        e.getSQLState(), e.getMessage(), RefusedRows.LEFT_OUT_FOR.toMinutes());
             }
         }
         return total;
-    }
-
-    /** The rows whose recovery the database refused, each left out of sweeps until its time is up. Sweeper thread only. */
-    private static final class RefusedRows {
-        private final java.util.Map<Long, Long> until = new java.util.LinkedHashMap<>();
-
-        void add(long id) {
-            if (until.size() >= 10_000) {
-                until.remove(until.keySet().iterator().next());
-            }
-            until.put(id, System.nanoTime() + REFUSED_FOR.toNanos());
-        }
-
-        Long[] current() {
-            long now = System.nanoTime();
-            until.values().removeIf(t -> now - t > 0);
-            return until.keySet().toArray(Long[]::new);
-        }
     }
 
     /**

@@ -72,7 +72,13 @@ class AcquisitionPlanTest {
             String skipLocked = bind(sql.lockPage(true), page, "'n:1'", 60000);
             String global = bind(sql.lockPage(false), page, "'n:1'", 60000);
             String optimistic = bind(sql.selectCandidates(), page);
-            for (String statement : List.of(skipLocked, global, optimistic)) {
+            // The same, leaving out rows the database refused to lock (the ids first).
+            String leftOut = "'{1,2,3}'::bigint[]";
+            String skipLockedLeavingOut = bind(sql.lockPageLeavingOut(true), leftOut, page, "'n:1'", 60000);
+            String globalLeavingOut = bind(sql.lockPageLeavingOut(false), leftOut, page, "'n:1'", 60000);
+            String optimisticLeavingOut = bind(sql.selectCandidatesLeavingOut(), leftOut, page);
+            for (String statement : List.of(skipLocked, global, optimistic, skipLockedLeavingOut, globalLeavingOut,
+                    optimisticLeavingOut)) {
                 assertThat(plan(statement, true)).as("page " + page + ", statistics " + statistics + ": " + statement)
                         .containsPattern("Index (Only )?Scan using job_acquire_idx")
                         .doesNotContain("Sort").doesNotContain("Seq Scan");
@@ -81,7 +87,7 @@ class AcquisitionPlanTest {
             // evaluated once, before the scan, not per row.
             assertThat(plan(global, true)).as("page " + page + ", statistics " + statistics + ": the lock's gate")
                     .contains("One-Time Filter: (current_setting('drover.global_acquire_lock_taken'");
-            for (String locking : List.of(skipLocked, global)) {
+            for (String locking : List.of(skipLocked, global, skipLockedLeavingOut, globalLeavingOut)) {
                 String plan = plan(locking, true);
                 assertThat(plan).as("page " + page + ", statistics " + statistics + ": the index read once, for the page")
                         .containsOnlyOnce("job_acquire_idx");
@@ -96,6 +102,13 @@ class AcquisitionPlanTest {
         // The idle acquirer's peek: min(due_at) is the index's first entry.
         assertThat(plan(sql.nextDue(), false)).as("analyzed " + analyzed)
                 .contains("Index Only Scan using job_acquire_idx").doesNotContain("Seq Scan");
+        // Leaving out refused rows, the index is walked in order and the ids filtered on the way.
+        assertThat(plan(bind(sql.nextDueLeavingOut(), "'{1,2,3}'::bigint[]"), false)).as("analyzed " + analyzed)
+                .containsPattern("Index (Only )?Scan using job_acquire_idx").doesNotContain("Seq Scan");
+        // The search for refused rows locks its halves by id: the primary key, never the due index.
+        String listed = bind(sql.lockListed(), "'n:1'", 60000, "'{1,2,3}'::bigint[]");
+        assertThat(plan(listed, false)).as("statistics " + statistics + ": " + listed)
+                .contains("job_pkey").doesNotContain("job_acquire_idx").doesNotContain("Seq Scan");
     }
 
     /**

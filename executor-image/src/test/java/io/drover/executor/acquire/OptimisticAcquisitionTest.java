@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.PooledDataSource;
+import io.drover.executor.store.RefusedRows;
 import io.drover.executor.store.Tables;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
@@ -22,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The Optimistic mode's claims on a real PostgreSQL, through the engine's own pool: a page whose
  * claim fails is claimed not at all. The driver splits a batch of more than 255 statements with
  * a Sync; in auto-commit each part committed on its own, and a claim refused past the 255th left
- * 255 jobs locked for a node that never held them, until their lock expired.
+ * 255 jobs locked for a node that never held them, until their lock expired. A claim refused
+ * for its row's own sake is searched out and left out, the others claimed ({@link RefusedRowSearch}).
  */
 class OptimisticAcquisitionTest {
     private static final AgroalDataSource db = TestDatabase.sharedPool();
@@ -33,13 +35,14 @@ class OptimisticAcquisitionTest {
         Jobs jobs = new Jobs(db, schema);
         jobs.enqueue(300, RecordingHandler.TYPE, "", 3);
         long refused = jobs.count("select id from {s}.job order by id offset 279 limit 1");
-        // A row-level refusal of one claim, in the batch's second part.
+        // A failure of one claim that is no row's own (the server's kind, XX000: not searched
+        // out as a refused row), in the batch's second part.
         jobs.execute("create function {s}.refuse_claim() returns trigger language plpgsql as $$ begin"
                 + " if new.locked_by is not null and old.locked_by is null and old.id = " + refused
-                + " then raise exception 'claim of % refused', old.id; end if; return new; end $$");
+                + " then raise exception 'claim of % failed', old.id using errcode = 'XX000'; end if; return new; end $$");
         jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
         OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
-                Duration.ofSeconds(60), new ExecutorMetrics(new SimpleMeterRegistry()));
+                Duration.ofSeconds(60), new RefusedRows(), new ExecutorMetrics(new SimpleMeterRegistry()));
         try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
                 Duration.ofSeconds(30));
              Connection c = engine.getConnection()) {
@@ -56,5 +59,34 @@ class OptimisticAcquisitionTest {
             assertThat(optimistic.acquire(c, 300).jobs()).as("the page claimed once the refusal ends").hasSize(300);
         }
         assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'n:1'")).isEqualTo(300);
+    }
+
+    @Test
+    void aClaimRefusedForItsRowIsLeftOutAndTheOthersAreClaimed() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(300, RecordingHandler.TYPE, "", 3);
+        long refused = jobs.count("select id from {s}.job order by id offset 279 limit 1");
+        jobs.execute("create function {s}.refuse_claim() returns trigger language plpgsql as $$ begin"
+                + " if new.locked_by is not null and old.locked_by is null and old.id = " + refused
+                + " then raise exception 'claim of % refused', old.id; end if; return new; end $$");
+        jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
+        RefusedRows leftOut = new RefusedRows();
+        OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
+                Duration.ofSeconds(60), leftOut, new ExecutorMetrics(new SimpleMeterRegistry()));
+        try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
+                Duration.ofSeconds(30));
+             Connection c = engine.getConnection()) {
+            Acquisition first = optimistic.acquire(c, 300);
+            assertThat(first.jobs()).as("every job but the refused one").hasSize(299)
+                    .extracting(j -> j.id()).doesNotContain(refused).isSorted();
+            assertThat(first.mayHaveMore()).as("a full page: look again").isTrue();
+            assertThat(c.getAutoCommit()).as("the connection as the pool lent it").isTrue();
+            assertThat(leftOut.current()).containsExactly(refused);
+            Acquisition second = optimistic.acquire(c, 300);
+            assertThat(second.jobs()).as("the refused row, left out: nothing else is due").isEmpty();
+        }
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'n:1'")).isEqualTo(299);
+        assertThat(jobs.count("select count(*) from {s}.job where id = " + refused + " and locked_by is null")).isEqualTo(1);
     }
 }

@@ -1,0 +1,49 @@
+package io.drover.executor.store;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Rows the database refused to update for one of the engine's statements (a user's trigger, a
+ * constraint: {@link SqlErrors#rowRefused}), each left out of that statement until its time is
+ * up, then tried again: the refusal may be lifted (a trigger fixed, a maintenance window over).
+ * Without it a refused row, which stays what the statement selects first (the oldest due job,
+ * the oldest expired lock), would fail every page of every node for good. One instance per
+ * statement's loop, used by that loop's thread only.
+ */
+public final class RefusedRows {
+    /** How long a refused row is left out before it is tried again. */
+    public static final Duration LEFT_OUT_FOR = Duration.ofMinutes(10);
+    /** Beyond this many, the oldest refusal is forgotten early (tried again sooner), so memory and the statement's array stay bounded. */
+    private static final int MAX_ROWS = 10_000;
+
+    private final Map<Long, Long> until = new LinkedHashMap<>();
+
+    public void add(long id) {
+        if (until.size() >= MAX_ROWS) {
+            until.remove(until.keySet().iterator().next());
+        }
+        until.put(id, System.nanoTime() + LEFT_OUT_FOR.toNanos());
+    }
+
+    /** The ids left out now, for the statement's array parameter; forgets those whose time is up. */
+    public Long[] current() {
+        forgetPast();
+        return until.keySet().toArray(Long[]::new);
+    }
+
+    /** True when no row is left out now (the statement needs no list). */
+    public boolean none() {
+        forgetPast();
+        return until.isEmpty();
+    }
+
+    private void forgetPast() {
+        if (until.isEmpty()) {
+            return; // the usual case, on every page: nothing to allocate
+        }
+        long now = System.nanoTime();
+        until.values().removeIf(t -> now - t > 0);
+    }
+}
