@@ -110,6 +110,11 @@ final class JobRequestValidator {
                 // Exact, as the engine checks a row's interval: whole seconds let 100 years and half a second through.
                 JobLimits.repeatProblem(repeat.getSeconds() + repeat.getNano() / 1e9)
                         .ifPresent(p -> errors.add(new FieldError(path + "repeatEvery", p)));
+                if (repeat.getNano() % 1_000_000 != 0) {
+                    // Stored in milliseconds: PT1.0009S was kept as PT1S, and read back so.
+                    errors.add(new FieldError(path + "repeatEvery", "must be a whole number of milliseconds, got '"
+                            + echo(r.repeatEvery()) + "'"));
+                }
             }
         }
         return new NewJob(type, payload, dueAt, maxAttempts, repeat);

@@ -99,6 +99,24 @@ class JobApiTest {
         api().body("{\"type\":\"noop\",\"maxAttempts\":\"many\"}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("maxAttempts"))
                 .body("message", equalTo("invalid JSON: maxAttempts: must be a whole number"));
+        // Each field its own kind of value: no string for a number, no number for a string (Jackson coerced them).
+        for (String body : List.of("{\"type\":\"noop\",\"maxAttempts\":\"5\"}", "{\"type\":\"noop\",\"maxAttempts\":\"\"}",
+                "{\"type\":\"noop\",\"maxAttempts\":\"null\"}", "{\"type\":\"noop\",\"maxAttempts\":true}")) {
+            api().body(body).post("/api/v1/jobs").then().statusCode(400)
+                    .body("errors[0].field", equalTo("maxAttempts"))
+                    .body("message", equalTo("invalid JSON: maxAttempts: must be a whole number"));
+        }
+        for (String field : List.of("type", "repeatEvery", "dueAt")) {
+            String body = field.equals("type") ? "{\"type\":123}" : "{\"type\":\"noop\",\"" + field + "\":60}";
+            api().body(body).post("/api/v1/jobs").then().statusCode(400)
+                    .body("errors[0].field", equalTo(field))
+                    .body("message", equalTo("invalid JSON: " + field + ": must be a string"));
+        }
+        api().body("{\"type\":false}").post("/api/v1/jobs").then().statusCode(400).body("errors[0].field", equalTo("type"));
+        // Stored in milliseconds: a finer period was cut, and read back cut.
+        api().body("{\"type\":\"noop\",\"repeatEvery\":\"PT1.0009S\"}").post("/api/v1/jobs").then().statusCode(400)
+                .body("errors[0].field", equalTo("repeatEvery"))
+                .body("errors[0].message", equalTo("must be a whole number of milliseconds, got 'PT1.0009S'"));
         api().body("{\"type\":\"noop\",\"maxAttempts\":99999999999}").post("/api/v1/jobs").then().statusCode(400)
                 .body("errors[0].field", equalTo("maxAttempts"))
                 .body("message", equalTo("invalid JSON: maxAttempts: is a number out of range"));
