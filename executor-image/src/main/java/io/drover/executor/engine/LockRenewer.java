@@ -104,14 +104,18 @@ final class LockRenewer {
             database.succeeded();
             held.renewed(asked, renewed, sent);
             reportRefused(r.refused());
+            reportBusy(r.busy());
             // A refused row keeps its lock only until it expires; then another node may sweep
             // it. Not started yet: dropped now, as a lost one (never started here; the row is
             // taken again once its lock expires). Running: its run goes on and its outcome is
             // written if the database takes it; it may run again elsewhere meanwhile, as after
             // any fault that keeps a node from renewing; not counted as lost while it is not.
-            Set<Long> runningKept = r.refused().isEmpty() ? renewed : union(renewed, r.refused());
+            // A busy row is still this node's: kept, queued or running; its lease is not
+            // extended, so a queued one that stays busy past it is dropped unstarted as any.
+            Set<Long> kept = r.busy().isEmpty() ? renewed : union(renewed, r.busy());
+            Set<Long> runningKept = r.refused().isEmpty() ? kept : union(kept, r.refused());
             if (renewed.size() < asked.size()) {
-                List<Long> queued = held.dropLost(asked, renewed, HeldJobs.State.QUEUED);
+                List<Long> queued = held.dropLost(asked, kept, HeldJobs.State.QUEUED);
                 List<Long> running = held.dropLost(asked, runningKept, HeldJobs.State.RUNNING);
                 if (!queued.isEmpty() || !running.isEmpty()) {
                     metrics.notStarted(queued.size());
@@ -147,6 +151,30 @@ final class LockRenewer {
                 LOG.warnf("The database refuses to renew the locks of %d jobs (%s: a trigger or constraint on their rows):"
                         + " their locks lapse, and another node may take them then (those running here may run"
                         + " twice); this node's other locks are renewed", refused.size(), ids);
+            }
+        }
+    }
+
+    /** Rows another session kept locked through the last renewal, and those last reported (busy two turns running). */
+    private Set<Long> busyLastTurn = Set.of();
+    private Set<Long> busyReported = Set.of();
+
+    /**
+     * Logs the rows busy through two renewals running, when they change: busy once is ordinary
+     * (this node's own completion writing the row); twice, a session holds them.
+     */
+    private void reportBusy(Set<Long> busy) {
+        Set<Long> twice = busy.isEmpty() ? Set.of()
+                : busy.stream().filter(busyLastTurn::contains).collect(java.util.stream.Collectors.toUnmodifiableSet());
+        busyLastTurn = busy.isEmpty() ? Set.of() : Set.copyOf(busy);
+        if (!twice.equals(busyReported)) {
+            busyReported = twice;
+            if (!twice.isEmpty()) {
+                String ids = twice.stream().sorted().limit(20).map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining(", ")) + (twice.size() > 20 ? ", ..." : "");
+                LOG.warnf("The locks of %d jobs (%s) were not renewed: another session holds their rows locked (an open"
+                        + " transaction that updated or locked them). Their leases run out unless it ends; this node's"
+                        + " other locks are renewed", twice.size(), ids);
             }
         }
     }

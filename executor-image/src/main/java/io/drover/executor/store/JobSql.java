@@ -388,10 +388,27 @@ public final class JobSql {
 
     // ---- Lock maintenance and recovery: renew ours, release ours, recover the dead's.
 
-    /** Extends the locks this node still holds. Parameters: lock expiry (ms), ids (bigint[]), owner. Returns id. */
+    /**
+     * Extends the locks this node still holds, but not of rows another session has locked
+     * (SKIP LOCKED): one row held in an open transaction (an update by hand in psql, left
+     * uncommitted) made the whole renewal wait until its call timed out, and every lock of the
+     * node lapsed, for other nodes to sweep and run again. Those rows are told apart afterwards
+     * ({@link #stillHeld}). Found by address, as {@link #lockPage} does. Parameters: lock expiry
+     * (ms), ids (bigint[]), owner. Returns id.
+     */
     public String renewLocks() {
-        return "update " + job + " set lock_expires_at = now() + ? * interval '1 millisecond'"
-                + " where id = any(?) and " + heldByThisNode("locked_by") + " returning id";
+        return "update " + job + " j set lock_expires_at = now() + ? * interval '1 millisecond'"
+                + " where j.ctid = any(array(select ctid from " + job + " where id = any(?) and "
+                + heldByThisNode("locked_by") + " for no key update skip locked)) returning j.id";
+    }
+
+    /**
+     * Which of the given jobs this node still holds, read without waiting for row locks: after a
+     * renewal, the rows it skipped because another session had them locked. Parameters: ids
+     * (bigint[]), owner. Returns id.
+     */
+    public String stillHeld() {
+        return "select id from " + job + " where id = any(?) and " + heldByThisNode("locked_by");
     }
 
     /**

@@ -33,6 +33,7 @@ public final class LockMaintenance {
     private final String nodeName;
     private final long lockExpiryMillis;
     private final String renew;
+    private final String stillHeld;
     private final String release;
     private final String releaseUnheld;
     private final String predecessors;
@@ -50,6 +51,7 @@ public final class LockMaintenance {
         this.nodeName = nodeName;
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.renew = sql.renewLocks();
+        this.stillHeld = sql.stillHeld();
         this.release = sql.releaseUnstarted();
         this.releaseUnheld = sql.releaseUnheld();
         this.predecessors = sql.predecessors();
@@ -61,12 +63,15 @@ public final class LockMaintenance {
     }
 
     /**
-     * What a renewal did: the ids renewed, and those whose row the database refused to update (a
-     * user's trigger, a constraint: {@link SqlErrors#rowRefused}). A held id in neither has lost
-     * its lock (swept while this node could not renew, e.g. frozen or cut off from the database).
-     * A refused one keeps its lock only until it expires: another node may then sweep it.
+     * What a renewal did: the ids renewed; those whose row the database refused to update (a
+     * user's trigger, a constraint: {@link SqlErrors#rowRefused}); and those still held whose row
+     * another session had locked ({@code busy}: an open transaction that updated or locked it,
+     * this node's own completion writing it), skipped rather than waited for. A held id in none
+     * has lost its lock (swept while this node could not renew, e.g. frozen or cut off from the
+     * database). A refused or busy one keeps its lock only until it expires, unless a later
+     * renewal reaches it: another node may then sweep it.
      */
-    public record Renewal(Set<Long> renewed, Set<Long> refused) {
+    public record Renewal(Set<Long> renewed, Set<Long> refused, Set<Long> busy) {
     }
 
     /**
@@ -78,7 +83,8 @@ public final class LockMaintenance {
     static final int REFUSAL_SEARCH_STATEMENTS = 64;
 
     /**
-     * Extends the expiry of the given jobs that this node still holds, in one statement. If the
+     * Extends the expiry of the given jobs that this node still holds, in one statement, skipping
+     * rows another session has locked (told apart afterwards as busy, one more read). If the
      * database refuses it for a row, the rest are renewed by halves (a refused row's halves fail,
      * the others pass), so one row the database will not update does not let every other lock of
      * the node lapse, for other nodes to sweep and run again while this one runs them. Needs an
@@ -88,7 +94,26 @@ public final class LockMaintenance {
         Set<Long> renewed = new HashSet<>(ids.size() * 2);
         Set<Long> refused = new HashSet<>();
         renewInto(c, ids, renewed, refused, new int[] {REFUSAL_SEARCH_STATEMENTS});
-        return new Renewal(renewed, refused);
+        Set<Long> busy = Set.of();
+        if (renewed.size() + refused.size() < ids.size()) {
+            busy = stillHeld(c, ids.stream().filter(id -> !renewed.contains(id) && !refused.contains(id)).toList());
+        }
+        return new Renewal(renewed, refused, busy);
+    }
+
+    /** Of the given ids, those this node still holds (read without waiting for row locks). */
+    private Set<Long> stillHeld(Connection c, List<Long> ids) throws SQLException {
+        Set<Long> held = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(stillHeld)) {
+            ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+            ps.setString(2, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    held.add(rs.getLong(1));
+                }
+            }
+        }
+        return held;
     }
 
     private void renewInto(Connection c, List<Long> ids, Set<Long> renewed, Set<Long> refused, int[] budget)

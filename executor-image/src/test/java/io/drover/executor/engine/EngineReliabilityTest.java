@@ -460,6 +460,50 @@ class EngineReliabilityTest {
     }
 
     /**
+     * A row another session holds locked (an update by hand in psql, left uncommitted): the
+     * renewal was one statement that waited for it until its call timed out, every turn, so
+     * every lock of the node lapsed, for other nodes to sweep and run again. Now the renewal skips
+     * that row (it stays this node's, its lease not extended) and renews the others.
+     */
+    @Test
+    void aRowAnotherSessionHoldsLockedLetsOnlyItsOwnLockLapse() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        CountDownLatch running = new CountDownLatch(2);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler held = Handlers.of("held", job -> {
+            runs.incrementAndGet();
+            running.countDown();
+            go.await();
+        });
+        jobs.execute("insert into {s}.job (type, payload) values ('held', 'locked by hand'), ('held', 'fine')");
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)), List.of(held))) {
+            assertThat(running.await(30, TimeUnit.SECONDS)).as("both jobs running").isTrue();
+            try (java.sql.Connection admin = db.getConnection()) {
+                admin.setAutoCommit(false);
+                try (var st = admin.createStatement()) {
+                    st.execute("select id from " + schema + ".job where payload = 'locked by hand' for update");
+                }
+                Thread.sleep(6000); // past lockExpiry: only renewals keep a lock
+                assertThat(jobs.count("select count(*) from {s}.job where payload = 'fine' and lock_expires_at > now()"))
+                        .as("the other job's lock, renewed").isEqualTo(1);
+                assertThat(jobs.count("select count(*) from {s}.job where payload = 'locked by hand'"
+                        + " and locked_by is not null")).as("the busy row, still this node's").isEqualTo(1);
+                admin.rollback();
+            }
+            Thread.sleep(2000); // a renewal reaches the busy row again
+            assertThat(jobs.count("select count(*) from {s}.job where lock_expires_at > now()"))
+                    .as("both locks renewed once the session let go").isEqualTo(2);
+            go.countDown();
+            Jobs.await("both jobs completed", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            assertThat(engine.stuck()).isEmpty();
+        }
+        assertThat(runs.get()).as("runs").isEqualTo(2);
+        assertThat(jobs.deadLetters()).isZero();
+    }
+
+    /**
      * A start mark the database refuses (here a trigger refuses one suspect's) is that row's
      * problem: the starter wrote the whole batch again and again, so every later suspect and
      * large payload on the node waited for good while its loop still beat. Now the batch is
