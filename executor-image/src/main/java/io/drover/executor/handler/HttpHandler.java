@@ -114,9 +114,10 @@ public final class HttpHandler implements JobHandler {
             // \"SSH-2.0-OpenSSH_9.6\"", a header's value), where nothing of an answer but its
             // status may be kept.
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            if (cause instanceof HttpTimeoutException) {
+            if (cause instanceof HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
                 // The client's own request timeout (same length, it stops at the headers) can fire
                 // before ours: one kind of failure, one message, whichever clock ran out first.
+                // Not a connect timeout: that is "could not connect", said as its kind below.
                 throw timedOut(request);
             }
             throw new java.io.IOException("POST " + origin(request.url()) + " failed: " + cause.getClass().getSimpleName());
