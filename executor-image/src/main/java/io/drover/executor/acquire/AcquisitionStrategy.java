@@ -1,5 +1,7 @@
 package io.drover.executor.acquire;
 
+import io.drover.executor.store.RefusedRows;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -10,4 +12,11 @@ public interface AcquisitionStrategy {
      * entry and must be left so; the jobs are committed as locked by this node on return.
      */
     Acquisition acquire(Connection connection, int max) throws SQLException, InterruptedException;
+
+    /**
+     * The due rows the database refused to lock, which this strategy leaves out for now
+     * ({@link RefusedRowSearch}): the loop's idle look at the next due time leaves them out
+     * too. For the acquiring thread only.
+     */
+    RefusedRows leftOut();
 }

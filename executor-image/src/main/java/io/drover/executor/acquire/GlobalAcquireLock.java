@@ -30,6 +30,13 @@ import java.time.Duration;
 public final class GlobalAcquireLock {
     /** The parameters {@link #gate} puts before its statement's. */
     static final int GATE_PARAMETERS = 3;
+    /**
+     * How a page statement fails when its request was split in two transactions (the gate's
+     * setting reads '' there: not a boolean, see JobSql). A data exception (class 22), which
+     * SqlErrors would take for a refused row: in Global mode it is the gate's, never searched
+     * around outside the lock (a user's trigger raising it there fails the page as before).
+     */
+    static final String GATE_BROKEN = "22P02";
 
     private final long key;
     private final String maxHoldMillis;

@@ -25,10 +25,9 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
     private final long pollMillis;
     private final ExecutorMetrics metrics;
 
-    /** @param refused the rows the database refused to lock, left out for a while: the acquiring thread's own */
-    public GlobalLockAcquisition(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused, GlobalAcquireLock lock,
+    public GlobalLockAcquisition(JobSql sql, String owner, Duration lockExpiry, GlobalAcquireLock lock,
                                  Duration waitTime, Duration pollInterval, ExecutorMetrics metrics) {
-        this.locker = new PageLocker(sql, owner, lockExpiry, refused, lock);
+        this.locker = new PageLocker(sql, owner, lockExpiry, lock);
         this.waitNanos = waitTime.toNanos();
         this.pollMillis = Math.max(1, pollInterval.toMillis());
         this.metrics = metrics;
@@ -53,5 +52,10 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
             }
             Thread.sleep(pollMillis);
         }
+    }
+
+    @Override
+    public RefusedRows leftOut() {
+        return locker.leftOut();
     }
 }

@@ -46,11 +46,10 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     private record Candidate(long id, int version, String ctid) {
     }
 
-    /** @param refused the rows the database refused to lock, left out for a while: the acquiring thread's own */
-    public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused, ExecutorMetrics metrics) {
+    public OptimisticAcquisition(JobSql sql, String owner, Duration lockExpiry, ExecutorMetrics metrics) {
         this.selectCandidates = IndexPlans.pinned(sql.selectCandidates());
         this.selectCandidatesLeavingOut = IndexPlans.pinned(sql.selectCandidatesLeavingOut());
-        this.refused = refused;
+        this.refused = new RefusedRows(RefusedRowSearch.LEFT_OUT_FOR);
         this.search = new RefusedRowSearch(sql, owner, lockExpiry, refused);
         this.claim = sql.claimCandidate();
         this.readClaimed = sql.readClaimed();
@@ -125,5 +124,10 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
             }
         }
         return new Acquisition(jobs, mayHaveMore, sent);
+    }
+
+    @Override
+    public RefusedRows leftOut() {
+        return refused;
     }
 }

@@ -32,27 +32,32 @@ final class PageLocker {
     private final RefusedRowSearch search;
 
     /** SkipLocked mode: FOR UPDATE SKIP LOCKED, so nodes skip each other's rows. */
-    PageLocker(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused) {
+    PageLocker(JobSql sql, String owner, Duration lockExpiry) {
         this(IndexPlans.pinned(sql.lockPage(true)), IndexPlans.pinned(sql.lockPageLeavingOut(true)),
-                sql, owner, lockExpiry, refused, null);
+                sql, owner, lockExpiry, null);
     }
 
     /** Global mode: under the global acquire lock, which no other node holds meanwhile, so nothing to skip. */
-    PageLocker(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused, GlobalAcquireLock globalLock) {
+    PageLocker(JobSql sql, String owner, Duration lockExpiry, GlobalAcquireLock globalLock) {
         this(GlobalAcquireLock.gate(IndexPlans.pinned(sql.lockPage(false))),
                 GlobalAcquireLock.gate(IndexPlans.pinned(sql.lockPageLeavingOut(false))),
-                sql, owner, lockExpiry, refused, globalLock);
+                sql, owner, lockExpiry, globalLock);
     }
 
     private PageLocker(String page, String pageLeavingOut, JobSql sql, String owner, Duration lockExpiry,
-                       RefusedRows refused, GlobalAcquireLock globalLock) {
+                       GlobalAcquireLock globalLock) {
         this.page = page;
         this.pageLeavingOut = pageLeavingOut;
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.globalLock = globalLock;
-        this.refused = refused;
+        this.refused = new RefusedRows(RefusedRowSearch.LEFT_OUT_FOR);
         this.search = new RefusedRowSearch(sql, owner, lockExpiry, refused);
+    }
+
+    /** The rows left out (for the acquiring thread). */
+    RefusedRows leftOut() {
+        return refused;
     }
 
     /**
@@ -67,7 +72,7 @@ final class PageLocker {
         try {
             return lockPage(c, limit);
         } catch (SQLException e) {
-            if (!SqlErrors.rowRefused(e)) {
+            if (!SqlErrors.rowRefused(e) || globalLock != null && GlobalAcquireLock.GATE_BROKEN.equals(e.getSQLState())) {
                 throw e;
             }
             return Optional.of(search.lockAround(c, limit, e));

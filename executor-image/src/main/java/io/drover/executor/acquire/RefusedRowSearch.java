@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,23 +23,36 @@ import java.util.Map;
  * What an acquisition does when its page failed on a row the database refuses to lock (a user's
  * trigger or constraint: {@link SqlErrors#rowRefused}). A page is one statement, so one such
  * row failed it whole; due and unlocked for good, the oldest, it headed the page of every node
- * in every lock mode, and no node acquired anything again. Now the page's candidates are locked
- * by halves, each half a statement and a transaction of its own (auto-commit): a half with a
- * refused row fails, the others lock. A refused row is left out of this node's acquisition for
- * {@link RefusedRows#LEFT_OUT_FOR}, then tried again; it never ran, so it is not dead-lettered
- * (a refusal may be lifted: a trigger fixed, a maintenance window over).
+ * in every lock mode, and until 2026-11-28 no node acquired anything again. Now the page's
+ * candidates are locked by halves, each half a statement and a transaction of its own
+ * (auto-commit): a half with a refused row fails, the others lock. A refused row is left out of
+ * this node's acquisition for {@link #LEFT_OUT_FOR}, then tried again; it never ran, so it is
+ * not dead-lettered (a refusal may be lifted: a trigger fixed, a maintenance window over).
  *
- * <p>The search spends at most {@link #SEARCH_STATEMENTS} failed statements: a few refused rows
- * cost about two per halving, and the rows between them are locked first. When every statement
- * failed, nothing shows the refusals are rows' own (a statement trigger, a revoked right that
- * reads as a row's error, refuses every row): the acquisition fails as before, and only the
- * oldest refused row is left out. Outside Global mode's lock: the halves take their rows as
- * SkipLocked's page does, waiting only for a row another node is locking at that moment.
+ * <p>The search first goes depth first down the oldest failing half to one row, so every search
+ * isolates at least one refused row (about log2(page) failed statements) however many follow
+ * it; then breadth first through the halves met on the way, so the rows that lock are taken
+ * before more refused ones are sought. It spends at most {@link #SEARCH_STATEMENTS} failed
+ * statements; the halves it did not reach stay due for the next cycle. When no statement
+ * passed, nothing shows the refusals are rows' own (a trigger may refuse every row): the rows it
+ * isolated are left out, and the acquisition fails as before, at the loop's error backoff,
+ * which bounds what a refusal of every row leaves out to a few dozen rows per failed cycle,
+ * for a minute.
+ *
+ * <p>Its halves skip rows another session is locking (SKIP LOCKED), in every mode, so the search
+ * never waits for a row and cannot deadlock with another node's page or claims; in Global mode
+ * it runs outside the global lock (the failed request's rollback freed it).
  */
 final class RefusedRowSearch {
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(RefusedRowSearch.class);
     /** Failed statements one search may spend; see the class comment. */
     static final int SEARCH_STATEMENTS = 64;
+    /**
+     * How long a refused row is left out before it is tried again: short, since a refusal of
+     * every row leaves rows out too, and they should run soon after it is lifted; a row the
+     * database goes on refusing costs its node about two failed statements a minute.
+     */
+    static final Duration LEFT_OUT_FOR = Duration.ofMinutes(1);
     /** {@code JobSchema.ACQUIRE_ORDER}: due_at, id. */
     static final Comparator<AcquiredJob> ACQUISITION_ORDER =
             Comparator.comparing(AcquiredJob::dueAt).thenComparingLong(AcquiredJob::id);
@@ -51,7 +65,7 @@ final class RefusedRowSearch {
 
     RefusedRowSearch(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused) {
         this.candidates = IndexPlans.pinned(sql.selectCandidatesLeavingOut());
-        this.lockListed = sql.lockListed();
+        this.lockListed = IndexPlans.pinned(sql.lockListed());
         this.owner = owner;
         this.lockExpiryMillis = lockExpiry.toMillis();
         this.refused = refused;
@@ -73,90 +87,101 @@ final class RefusedRowSearch {
     }
 
     /**
-     * Locks the listed jobs by halves. Jobs a half locked before a failure that is no refusal
-     * (the connection lost) are this node's without being held: the stray-lock settle releases
-     * them, or their lock expires and a sweep unlocks them, nothing charged.
+     * Locks the listed jobs by halves (see the class comment).
      *
      * @param mayHaveMore whether the failed page was full
      */
     Acquisition lockByHalves(Connection c, List<Long> ids, boolean mayHaveMore, SQLException refusal) throws SQLException {
-        List<AcquiredJob> jobs = new ArrayList<>(ids.size());
-        Map<Long, SQLException> refusedNow = new LinkedHashMap<>();
+        Search search = new Search(c, ids.size());
         long sent = System.nanoTime(); // before the first half: the leases count from the earliest
-        int passed = lockInto(c, ids, jobs, refusedNow);
-        if (passed == 0) {
-            // Every statement refused: nothing shows the refusals are rows' own (a statement
-            // trigger refuses every row, and a small page's search reaches every one). The
-            // acquisition fails as before, and only the oldest refused row is left out: a few
-            // refused rows at the head of the backlog are passed one per failed cycle, while a
-            // refusal of every row leaves out one row per cycle at the loop's error backoff, not
-            // the backlog. (A statement that passed and locked nothing is no such sign: other
-            // nodes took its rows meanwhile.)
-            refusedNow.entrySet().stream().findFirst().ifPresent(first -> leaveOut(first.getKey(), first.getValue()));
-            throw refusal;
+        try {
+            search.run(ids);
+        } catch (SQLException e) {
+            // No row's own failure (a deadlock, a timeout, the connection lost): the halves
+            // locked before it are committed to this node. Lost connection: thrown, so the loop
+            // releases this node's rows it does not hold once that session ended (StrayLocks),
+            // these and a half the server may yet run. Otherwise they are handed on; the next
+            // cycle meets the failure again if it lasts.
+            if (search.jobs.isEmpty() || SqlErrors.connectionLost(e)) {
+                throw e;
+            }
+            LOG.warnf("Searching a page for the rows the database refuses to lock ended early (%s: %s); the %d jobs"
+                    + " locked so far are taken", e.getSQLState(), e.getMessage(), search.jobs.size());
         }
-        refusedNow.forEach(this::leaveOut);
-        jobs.sort(ACQUISITION_ORDER);
+        search.refusedNow.forEach(this::leaveOut);
+        if (search.passed == 0) {
+            throw refusal; // see the class comment: no row's own refusal shown; the loop backs off
+        }
+        search.jobs.sort(ACQUISITION_ORDER);
         // Look again at once when rows were left out: the next page goes past them.
-        return new Acquisition(jobs, mayHaveMore || !refusedNow.isEmpty(), sent);
+        return new Acquisition(search.jobs, mayHaveMore || !search.refusedNow.isEmpty(), sent);
     }
 
     private void leaveOut(long id, SQLException why) {
         refused.add(id);
         LOG.errorf("The database refuses to lock job %d for a run (SQLState %s: %s): this node leaves it out of"
-                + " its acquisition for %d minutes, then tries again. A trigger or constraint on the job table must"
-                + " let the executor update job rows", id, why.getSQLState(), why.getMessage(),
-                RefusedRows.LEFT_OUT_FOR.toMinutes());
+                + " its acquisition for %d s, then tries again. A trigger or constraint on the job table must let the"
+                + " executor update job rows", id, why.getSQLState(), why.getMessage(), LEFT_OUT_FOR.toSeconds());
     }
 
-    /**
-     * Breadth first: both halves of a failed part are tried before either is split again, so the
-     * rows that lock are taken early and a run of refused rows at the head of the backlog cannot
-     * spend the budget before them. Stops when the budget is spent.
-     *
-     * @return how many statements passed (whether or not they found rows still to lock)
-     */
-    private int lockInto(Connection c, List<Long> ids, List<AcquiredJob> jobs, Map<Long, SQLException> refusedNow)
-            throws SQLException {
-        int failures = 0;
-        int passed = 0;
-        ArrayDeque<List<Long>> parts = new ArrayDeque<>();
-        parts.add(ids);
-        while (!parts.isEmpty()) {
-            List<Long> part = parts.poll();
-            if (part.isEmpty()) {
-                continue;
-            }
-            try {
-                lockAll(c, part, jobs);
-                passed++;
-            } catch (SQLException e) {
-                if (!SqlErrors.rowRefused(e)) {
-                    throw e;
+    /** One search's state: what it locked, which rows it found refused, how many statements passed and failed. */
+    private final class Search {
+        private final Connection c;
+        final List<AcquiredJob> jobs;
+        final Map<Long, SQLException> refusedNow = new LinkedHashMap<>();
+        int passed;
+        private int failed;
+
+        Search(Connection c, int size) {
+            this.c = c;
+            this.jobs = new ArrayList<>(size);
+        }
+
+        void run(List<Long> ids) throws SQLException {
+            // Depth first until one row is isolated (the next part is the last added, the older
+            // half), then breadth first (the first added).
+            Deque<List<Long>> parts = new ArrayDeque<>();
+            parts.add(ids);
+            while (!parts.isEmpty() && failed < SEARCH_STATEMENTS) {
+                boolean descending = refusedNow.isEmpty();
+                List<Long> part = descending ? parts.pollLast() : parts.pollFirst();
+                if (part.isEmpty()) {
+                    continue;
                 }
-                if (++failures > SEARCH_STATEMENTS) {
-                    return passed;
-                }
-                if (part.size() == 1) {
-                    refusedNow.put(part.getFirst(), e);
-                } else {
-                    int half = part.size() / 2;
-                    parts.add(part.subList(0, half));
-                    parts.add(part.subList(half, part.size()));
+                try {
+                    lockAll(part);
+                    passed++;
+                } catch (SQLException e) {
+                    if (!SqlErrors.rowRefused(e)) {
+                        throw e;
+                    }
+                    failed++;
+                    if (part.size() == 1) {
+                        refusedNow.put(part.getFirst(), e);
+                        continue;
+                    }
+                    List<Long> older = part.subList(0, part.size() / 2);
+                    List<Long> younger = part.subList(part.size() / 2, part.size());
+                    if (descending) {
+                        parts.addLast(younger);
+                        parts.addLast(older);
+                    } else {
+                        parts.addLast(older);
+                        parts.addLast(younger);
+                    }
                 }
             }
         }
-        return passed;
-    }
 
-    private void lockAll(Connection c, List<Long> ids, List<AcquiredJob> jobs) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(lockListed)) {
-            ps.setString(1, owner);
-            ps.setLong(2, lockExpiryMillis);
-            ps.setArray(3, c.createArrayOf("bigint", ids.toArray()));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    jobs.add(AcquiredJob.from(rs));
+        private void lockAll(List<Long> ids) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(lockListed)) {
+                ps.setString(1, owner);
+                ps.setLong(2, lockExpiryMillis);
+                ps.setArray(3, c.createArrayOf("bigint", ids.toArray()));
+                try (ResultSet rs = IndexPlans.executeQuery(ps)) {
+                    while (rs.next()) {
+                        jobs.add(AcquiredJob.from(rs));
+                    }
                 }
             }
         }

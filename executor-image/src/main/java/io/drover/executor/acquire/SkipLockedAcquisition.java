@@ -14,13 +14,17 @@ import java.time.Duration;
 public final class SkipLockedAcquisition implements AcquisitionStrategy {
     private final PageLocker locker;
 
-    /** @param refused the rows the database refused to lock, left out for a while: the acquiring thread's own */
-    public SkipLockedAcquisition(JobSql sql, String owner, Duration lockExpiry, RefusedRows refused) {
-        this.locker = new PageLocker(sql, owner, lockExpiry, refused);
+    public SkipLockedAcquisition(JobSql sql, String owner, Duration lockExpiry) {
+        this.locker = new PageLocker(sql, owner, lockExpiry);
     }
 
     @Override
     public Acquisition acquire(Connection connection, int max) throws SQLException {
         return locker.lock(connection, max).orElseThrow(); // without the global lock, always a page
+    }
+
+    @Override
+    public RefusedRows leftOut() {
+        return locker.leftOut();
     }
 }

@@ -89,9 +89,8 @@ final class AcquisitionLoop {
     /**
      * @param unwrittenOutcomes    outcomes waiting for the completion loop (not the batch it is writing)
      * @param maxUnwrittenOutcomes no acquisition while more than this many wait
-     * @param refused              the rows the strategy leaves out (this loop's thread is the only one to use them)
      */
-    AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, RefusedRows refused, WorkerPool pool, HeldJobs held,
+    AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
                     OutcomeBacklog unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
                     LockMaintenance maintenance, String nodeName) {
@@ -108,7 +107,7 @@ final class AcquisitionLoop {
         this.intervalMillis = interval.toMillis();
         this.nextDueSql = sql.nextDue();
         this.nextDueLeavingOutSql = sql.nextDueLeavingOut();
-        this.refused = refused;
+        this.refused = strategy.leftOut();
         this.strays = new StrayLocks(maintenance, held);
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }

@@ -14,7 +14,6 @@ import io.drover.executor.store.CompletionWriter;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.LockMaintenance;
-import io.drover.executor.store.RefusedRows;
 import io.drover.executor.store.Tables;
 import org.jboss.logging.Logger;
 
@@ -92,10 +91,7 @@ public final class ExecutorEngine implements AutoCloseable {
                 heartbeats, metrics);
         // Outcomes waiting to be written count against the node too: at most a queue's worth, or
         // one full write, before it stops acquiring (AcquisitionLoop).
-        // Due rows the database refuses to lock, left out of acquisition for a while: the
-        // acquisition thread's own, shared by its strategy and its idle look.
-        RefusedRows refusedDue = new RefusedRows();
-        this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, refusedDue, metrics), refusedDue, pool, held,
+        this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
                 database, heartbeats, metrics, settings.acquirePageSize(), completions,
                 maxUnwrittenOutcomes(), settings.acquireInterval(), sql,
                 maintenance, node);
@@ -117,12 +113,11 @@ public final class ExecutorEngine implements AutoCloseable {
                 + " letters: their jobs stay locked by this node, and they are written again every 10 s", completions::unwritable);
     }
 
-    private static AcquisitionStrategy strategy(ExecutorSettings s, JobSql sql, String owner, RefusedRows refused,
-                                                ExecutorMetrics metrics) {
+    private static AcquisitionStrategy strategy(ExecutorSettings s, JobSql sql, String owner, ExecutorMetrics metrics) {
         return switch (s.lockMode()) {
-            case SkipLocked -> new SkipLockedAcquisition(sql, owner, s.lockExpiry(), refused);
-            case Optimistic -> new OptimisticAcquisition(sql, owner, s.lockExpiry(), refused, metrics);
-            case Global -> new GlobalLockAcquisition(sql, owner, s.lockExpiry(), refused,
+            case SkipLocked -> new SkipLockedAcquisition(sql, owner, s.lockExpiry());
+            case Optimistic -> new OptimisticAcquisition(sql, owner, s.lockExpiry(), metrics);
+            case Global -> new GlobalLockAcquisition(sql, owner, s.lockExpiry(),
                     new GlobalAcquireLock(s.schema(), s.globalLockMaxHold()),
                     s.globalLockWaitTime(), s.globalLockPollInterval(), metrics);
         };

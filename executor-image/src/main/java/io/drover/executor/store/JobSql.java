@@ -144,16 +144,19 @@ public final class JobSql {
     /**
      * Locks the listed jobs that are still due and unlocked, for this node: the search, by
      * halves, for the rows the database refuses to lock, after a page failed on one
-     * ({@code RefusedRowSearch}). Found by id (the primary key); a row another node is locking
-     * at that moment is waited for and re-checked, so it is skipped, not taken twice. Unlocked
-     * is tested as {@link #STILL_UNLOCKED}, for the reason given there. Parameters: owner, lock
+     * ({@code RefusedRowSearch}). Found by id (the primary key), then updated at their address,
+     * as {@link #lockPage}; rows another session is locking are skipped (SKIP LOCKED, in every
+     * mode), so the search never waits nor deadlocks with another node's page. Unlocked is
+     * tested as {@link #STILL_UNLOCKED}, for the reason given there. Run with the plan pinned
+     * ({@link IndexPlans}): a half may list tens of thousands of ids. Parameters: owner, lock
      * expiry (ms), ids (bigint[]). Returns {@link AcquiredJob#COLUMNS}.
      */
     public String lockListed() {
         return "update " + job + " j"
                 + " set locked_by = ?, lock_expires_at = now() + ? * interval '1 millisecond',"
                 + " version = " + nextVersion("j.version")
-                + " where j.id = any(?) and j." + STILL_UNLOCKED + " and j.due_at <= now()"
+                + " where j.ctid = any(array(select ctid from " + job + " where id = any(?) and " + STILL_UNLOCKED
+                + " and due_at <= now() for update skip locked)) and j." + STILL_UNLOCKED
                 + " returning " + AcquiredJob.COLUMNS;
     }
 

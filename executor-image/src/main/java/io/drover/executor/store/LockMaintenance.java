@@ -42,7 +42,9 @@ public final class LockMaintenance {
     private final Recovery expiredOne;
     private final String expiredPage;
     /** Expired locks the database refused to recover: sweeper thread only. */
-    private final RefusedRows refused = new RefusedRows();
+    private final RefusedRows refused = new RefusedRows(REFUSED_FOR);
+    /** How long a row whose recovery the database refused is left out of sweeps before it is tried again. */
+    static final Duration REFUSED_FOR = Duration.ofMinutes(10);
     private final Recovery ofOwner;
 
     public LockMaintenance(JobSql sql, String owner, String nodeName, Duration lockExpiry, int maxCrashes) {
@@ -260,7 +262,7 @@ public final class LockMaintenance {
                 LOG.errorf("The database refuses to recover job %d, whose node's lock expired (SQLState %s: %s): it"
                         + " stays locked, left out of sweeps for %d minutes, then tried again. A foreign key onto the"
                         + " job table, or a trigger, must let the executor delete and update job rows", id,
-                        e.getSQLState(), e.getMessage(), RefusedRows.LEFT_OUT_FOR.toMinutes());
+                        e.getSQLState(), e.getMessage(), REFUSED_FOR.toMinutes());
             }
         }
         return total;

@@ -6,25 +6,29 @@ import java.util.Map;
 
 /**
  * Rows the database refused to update for one of the engine's statements (a user's trigger, a
- * constraint: {@link SqlErrors#rowRefused}), each left out of that statement until its time is
- * up, then tried again: the refusal may be lifted (a trigger fixed, a maintenance window over).
+ * constraint: {@link SqlErrors#rowRefused}), each left out of that statement for a while, then
+ * tried again: the refusal may be lifted (a trigger fixed, a maintenance window over).
  * Without it a refused row, which stays what the statement selects first (the oldest due job,
  * the oldest expired lock), would fail every page of every node for good. One instance per
  * statement's loop, used by that loop's thread only.
  */
 public final class RefusedRows {
-    /** How long a refused row is left out before it is tried again. */
-    public static final Duration LEFT_OUT_FOR = Duration.ofMinutes(10);
     /** Beyond this many, the oldest refusal is forgotten early (tried again sooner), so memory and the statement's array stay bounded. */
     private static final int MAX_ROWS = 10_000;
 
     private final Map<Long, Long> until = new LinkedHashMap<>();
+    private final long leftOutNanos;
+
+    /** @param leftOutFor how long a refused row is left out before it is tried again */
+    public RefusedRows(Duration leftOutFor) {
+        this.leftOutNanos = leftOutFor.toNanos();
+    }
 
     public void add(long id) {
         if (until.size() >= MAX_ROWS) {
             until.remove(until.keySet().iterator().next());
         }
-        until.put(id, System.nanoTime() + LEFT_OUT_FOR.toNanos());
+        until.put(id, System.nanoTime() + leftOutNanos);
     }
 
     /** The ids left out now, for the statement's array parameter; forgets those whose time is up. */

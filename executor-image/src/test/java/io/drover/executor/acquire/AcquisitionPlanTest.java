@@ -105,10 +105,16 @@ class AcquisitionPlanTest {
         // Leaving out refused rows, the index is walked in order and the ids filtered on the way.
         assertThat(plan(bind(sql.nextDueLeavingOut(), "'{1,2,3}'::bigint[]"), false)).as("analyzed " + analyzed)
                 .containsPattern("Index (Only )?Scan using job_acquire_idx").doesNotContain("Seq Scan");
-        // The search for refused rows locks its halves by id: the primary key, never the due index.
-        String listed = bind(sql.lockListed(), "'n:1'", 60000, "'{1,2,3}'::bigint[]");
-        assertThat(plan(listed, false)).as("statistics " + statistics + ": " + listed)
-                .contains("job_pkey").doesNotContain("job_acquire_idx").doesNotContain("Seq Scan");
+        // The search for refused rows locks its halves by id, pinned as it runs: the primary key,
+        // never the due index nor a scan of the table, for a half of a large page too.
+        for (int size : new int[] {3, 512, 50_000}) {
+            String ids = java.util.stream.LongStream.rangeClosed(1, size).mapToObj(Long::toString)
+                    .collect(java.util.stream.Collectors.joining(",", "'{", "}'::bigint[]"));
+            String plan = plan(bind(sql.lockListed(), "'n:1'", 60000, ids), true);
+            assertThat(plan).as("statistics " + statistics + ", " + size + " ids: lockListed")
+                    .contains("job_pkey").contains("Tid Scan on job j").doesNotContain("job_acquire_idx")
+                    .doesNotContain("Seq Scan");
+        }
     }
 
     /**

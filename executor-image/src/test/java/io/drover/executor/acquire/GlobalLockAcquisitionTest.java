@@ -5,7 +5,6 @@ import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.IndexPlans;
 import io.drover.executor.store.JobSql;
-import io.drover.executor.store.RefusedRows;
 import io.drover.executor.store.Tables;
 import io.drover.executor.testing.GlobalLockHolder;
 import io.drover.executor.testing.TestDatabase;
@@ -195,7 +194,7 @@ class GlobalLockAcquisitionTest {
 
     private static GlobalLockAcquisition acquisition(String schema, Duration waitTime, Duration maxHold,
                                                      SimpleMeterRegistry registry) {
-        return new GlobalLockAcquisition(new JobSql(new Tables(schema)), "n:1", Duration.ofMinutes(1), new RefusedRows(),
+        return new GlobalLockAcquisition(new JobSql(new Tables(schema)), "n:1", Duration.ofMinutes(1),
                 new GlobalAcquireLock(schema, maxHold), waitTime, Duration.ofMillis(20), new ExecutorMetrics(registry));
     }
 

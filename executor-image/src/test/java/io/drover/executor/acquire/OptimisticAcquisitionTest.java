@@ -4,7 +4,6 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.executor.metrics.ExecutorMetrics;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.PooledDataSource;
-import io.drover.executor.store.RefusedRows;
 import io.drover.executor.store.Tables;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
@@ -42,7 +41,7 @@ class OptimisticAcquisitionTest {
                 + " then raise exception 'claim of % failed', old.id using errcode = 'XX000'; end if; return new; end $$");
         jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
         OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
-                Duration.ofSeconds(60), new RefusedRows(), new ExecutorMetrics(new SimpleMeterRegistry()));
+                Duration.ofSeconds(60), new ExecutorMetrics(new SimpleMeterRegistry()));
         try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
                 Duration.ofSeconds(30));
              Connection c = engine.getConnection()) {
@@ -71,9 +70,8 @@ class OptimisticAcquisitionTest {
                 + " if new.locked_by is not null and old.locked_by is null and old.id = " + refused
                 + " then raise exception 'claim of % refused', old.id; end if; return new; end $$");
         jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
-        RefusedRows leftOut = new RefusedRows();
         OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
-                Duration.ofSeconds(60), leftOut, new ExecutorMetrics(new SimpleMeterRegistry()));
+                Duration.ofSeconds(60), new ExecutorMetrics(new SimpleMeterRegistry()));
         try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
                 Duration.ofSeconds(30));
              Connection c = engine.getConnection()) {
@@ -82,7 +80,7 @@ class OptimisticAcquisitionTest {
                     .extracting(j -> j.id()).doesNotContain(refused).isSorted();
             assertThat(first.mayHaveMore()).as("a full page: look again").isTrue();
             assertThat(c.getAutoCommit()).as("the connection as the pool lent it").isTrue();
-            assertThat(leftOut.current()).containsExactly(refused);
+            assertThat(optimistic.leftOut().current()).containsExactly(refused);
             Acquisition second = optimistic.acquire(c, 300);
             assertThat(second.jobs()).as("the refused row, left out: nothing else is due").isEmpty();
         }

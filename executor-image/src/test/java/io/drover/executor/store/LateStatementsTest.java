@@ -90,7 +90,7 @@ class LateStatementsTest {
         jobs.execute("update {s}.job set started_at = now() where id = " + markedHere);
         jobs.execute("update {s}.job set locked_by = 'node-1:1', lock_expires_at = now() + interval '1 minute'"
                 + " where id = " + otherNodes);
-        var acquisition = new io.drover.executor.acquire.SkipLockedAcquisition(sql, OWNER, Duration.ofSeconds(60), new RefusedRows());
+        var acquisition = new io.drover.executor.acquire.SkipLockedAcquisition(sql, OWNER, Duration.ofSeconds(60));
         int[] session = new int[1];
         late(jobs, "job", "update", c -> {
             session[0] = backendPid(c);
