@@ -108,7 +108,7 @@ final class PageLocker {
             // The update returns the page in TID order; the queue takes it in acquisition order
             // (due, then first-in first-out). Here, not in SQL: an ORDER BY would be a sort, which
             // the pinned plan disables.
-            jobs.sort(RefusedRowSearch.ACQUISITION_ORDER);
+            jobs.sort(AcquiredJob.ACQUISITION_ORDER);
             return Optional.of(new Acquisition(jobs, jobs.size() == limit, sent));
         }
     }

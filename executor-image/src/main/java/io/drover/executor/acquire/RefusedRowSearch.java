@@ -13,7 +13,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,9 +52,6 @@ final class RefusedRowSearch {
      * database goes on refusing costs its node about two failed statements a minute.
      */
     static final Duration LEFT_OUT_FOR = Duration.ofMinutes(1);
-    /** {@code JobSchema.ACQUIRE_ORDER}: due_at, id. */
-    static final Comparator<AcquiredJob> ACQUISITION_ORDER =
-            Comparator.comparing(AcquiredJob::dueAt).thenComparingLong(AcquiredJob::id);
 
     private final String candidates;
     private final String lockListed;
@@ -112,7 +108,7 @@ final class RefusedRowSearch {
         if (search.passed == 0) {
             throw refusal; // see the class comment: no row's own refusal shown; the loop backs off
         }
-        search.jobs.sort(ACQUISITION_ORDER);
+        search.jobs.sort(AcquiredJob.ACQUISITION_ORDER);
         // Look again at once when rows were left out: the next page goes past them.
         return new Acquisition(search.jobs, mayHaveMore || !search.refusedNow.isEmpty(), sent);
     }

@@ -30,6 +30,10 @@ public record AcquiredJob(long id, int version, String type, String payload, int
     /** Payloads up to this size come with the acquired row. */
     public static final int INLINE_PAYLOAD_BYTES = 16 * 1024;
 
+    /** {@code JobSchema.ACQUIRE_ORDER} (due_at, id), in which a node's queue takes what it acquired. */
+    public static final java.util.Comparator<AcquiredJob> ACQUISITION_ORDER =
+            java.util.Comparator.comparing(AcquiredJob::dueAt).thenComparingLong(AcquiredJob::id);
+
     /** The columns {@link #from} reads, for RETURNING / SELECT lists over the job table aliased {@code j}. */
     public static final String COLUMNS = "j.id, j.type,"
             + " case when octet_length(j.payload) <= " + INLINE_PAYLOAD_BYTES + " then j.payload end,"
