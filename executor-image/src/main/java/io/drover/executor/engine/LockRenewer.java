@@ -146,13 +146,18 @@ final class LockRenewer {
         if (!refused.equals(lastRefused)) {
             lastRefused = Set.copyOf(refused);
             if (!refused.isEmpty()) {
-                String ids = refused.stream().sorted().limit(20).map(String::valueOf)
-                        .collect(java.util.stream.Collectors.joining(", ")) + (refused.size() > 20 ? ", ..." : "");
+                String ids = firstIds(refused);
                 LOG.warnf("The database refuses to renew the locks of %d jobs (%s: a trigger or constraint on their rows):"
                         + " their locks lapse, and another node may take them then (those running here may run"
                         + " twice); this node's other locks are renewed", refused.size(), ids);
             }
         }
+    }
+
+    /** The lowest 20 ids, for a log line. */
+    private static String firstIds(Set<Long> ids) {
+        return ids.stream().sorted().limit(20).map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(", ")) + (ids.size() > 20 ? ", ..." : "");
     }
 
     /** Rows another session kept locked through the last renewal, and those last reported (busy two turns running). */
@@ -170,8 +175,7 @@ final class LockRenewer {
         if (!twice.equals(busyReported)) {
             busyReported = twice;
             if (!twice.isEmpty()) {
-                String ids = twice.stream().sorted().limit(20).map(String::valueOf)
-                        .collect(java.util.stream.Collectors.joining(", ")) + (twice.size() > 20 ? ", ..." : "");
+                String ids = firstIds(twice);
                 LOG.warnf("The locks of %d jobs (%s) were not renewed: another session holds their rows locked (an open"
                         + " transaction that updated or locked them). Their leases run out unless it ends; this node's"
                         + " other locks are renewed", twice.size(), ids);

@@ -435,28 +435,13 @@ class EngineReliabilityTest {
                 + " if new.payload = 'cursed' and old.locked_by is not null and new.locked_by = old.locked_by then"
                 + " raise exception 'cursed rows are not renewed'; end if; return new; end $$");
         jobs.execute("create trigger no_cursed_renewal before update on {s}.job for each row execute function {s}.no_cursed_renewal()");
-        CountDownLatch running = new CountDownLatch(2);
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicInteger runs = new AtomicInteger();
-        JobHandler held = Handlers.of("held", job -> {
-            runs.incrementAndGet();
-            running.countDown();
-            go.await();
-        });
-        jobs.execute("insert into {s}.job (type, payload) values ('held', 'cursed'), ('held', 'fine')");
-        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)), List.of(held))) {
-            assertThat(running.await(30, TimeUnit.SECONDS)).as("both jobs running").isTrue();
+        whileTwoJobsRun(schema, jobs, "cursed", () -> {
             Thread.sleep(6000); // past lockExpiry: only renewals keep a lock
             assertThat(jobs.count("select count(*) from {s}.job where payload = 'fine' and lock_expires_at > now()"))
                     .as("the other job's lock, renewed").isEqualTo(1);
             assertThat(jobs.count("select count(*) from {s}.job where payload = 'cursed' and lock_expires_at < now()"))
                     .as("the refused row's lock, lapsed").isEqualTo(1);
-            go.countDown();
-            Jobs.await("both jobs completed", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
-            assertThat(engine.stuck()).isEmpty();
-        }
-        assertThat(runs.get()).as("runs").isEqualTo(2);
-        assertThat(jobs.deadLetters()).isZero();
+        });
     }
 
     /**
@@ -469,17 +454,7 @@ class EngineReliabilityTest {
     void aRowAnotherSessionHoldsLockedLetsOnlyItsOwnLockLapse() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        CountDownLatch running = new CountDownLatch(2);
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicInteger runs = new AtomicInteger();
-        JobHandler held = Handlers.of("held", job -> {
-            runs.incrementAndGet();
-            running.countDown();
-            go.await();
-        });
-        jobs.execute("insert into {s}.job (type, payload) values ('held', 'locked by hand'), ('held', 'fine')");
-        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)), List.of(held))) {
-            assertThat(running.await(30, TimeUnit.SECONDS)).as("both jobs running").isTrue();
+        whileTwoJobsRun(schema, jobs, "locked by hand", () -> {
             try (java.sql.Connection admin = db.getConnection()) {
                 admin.setAutoCommit(false);
                 try (var st = admin.createStatement()) {
@@ -495,7 +470,36 @@ class EngineReliabilityTest {
             Thread.sleep(2000); // a renewal reaches the busy row again
             assertThat(jobs.count("select count(*) from {s}.job where lock_expires_at > now()"))
                     .as("both locks renewed once the session let go").isEqualTo(2);
-            go.countDown();
+        });
+    }
+
+    /** What a test does while its two jobs run. */
+    private interface WhileRunning {
+        void run() throws Exception;
+    }
+
+    /**
+     * Two jobs of type "held" (payloads {@code first}, then 'fine') running on one node with a
+     * 4 s lockExpiry until {@code check} returns; then both complete, each run once, and none is
+     * dead-lettered.
+     */
+    private static void whileTwoJobsRun(String schema, Jobs jobs, String first, WhileRunning check) throws Exception {
+        CountDownLatch running = new CountDownLatch(2);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        JobHandler held = Handlers.of("held", job -> {
+            runs.incrementAndGet();
+            running.countDown();
+            go.await();
+        });
+        jobs.execute("insert into {s}.job (type, payload) values ('held', '" + first + "'), ('held', 'fine')");
+        try (ExecutorEngine engine = TestNode.start(db, schema, s -> s.lockExpiry(Duration.ofSeconds(4)), List.of(held))) {
+            assertThat(running.await(30, TimeUnit.SECONDS)).as("both jobs running").isTrue();
+            try {
+                check.run();
+            } finally {
+                go.countDown();
+            }
             Jobs.await("both jobs completed", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
             assertThat(engine.stuck()).isEmpty();
         }
