@@ -30,13 +30,20 @@ import java.time.Duration;
 public final class GlobalAcquireLock {
     /** The parameters {@link #gate} puts before its statement's. */
     static final int GATE_PARAMETERS = 3;
+    /** See {@link #gateBroken}. */
+    private static final String GATE_BROKEN = "22P02";
+
     /**
-     * How a page statement fails when its request was split in two transactions (the gate's
-     * setting reads '' there: not a boolean, see JobSql). A data exception (class 22), which
-     * SqlErrors would take for a refused row: in Global mode it is the gate's, never searched
-     * around outside the lock (a user's trigger raising it there fails the page as before).
+     * Whether a page statement failed as it does when its request was split in two transactions
+     * (the gate's setting reads '' there: not a boolean, see JobSql): a data exception (class
+     * 22), which SqlErrors would take for a refused row, never to be searched around outside the
+     * lock. Raised by the statement itself, so with no PL/pgSQL context; the same state from a
+     * user's trigger has one, and is a refused row.
      */
-    static final String GATE_BROKEN = "22P02";
+    static boolean gateBroken(java.sql.SQLException e) {
+        return GATE_BROKEN.equals(e.getSQLState()) && !(e instanceof org.postgresql.util.PSQLException p
+                && p.getServerErrorMessage() != null && p.getServerErrorMessage().getWhere() != null);
+    }
 
     private final long key;
     private final String maxHoldMillis;

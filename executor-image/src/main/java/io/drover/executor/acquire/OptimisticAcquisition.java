@@ -103,8 +103,7 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
                 // One claim the database refused rolled back the batch: the candidates are
                 // claimed by halves instead (by id: their versions no longer matter, only that
                 // each is still due and unlocked, which the search's statement checks).
-                return search.lockByHalves(c, candidates.stream().map(Candidate::id).toList(),
-                        candidates.size() == max, e);
+                return search.lockByHalves(c, candidates.stream().map(Candidate::id).toList(), max, e);
             }
             throw e;
         }

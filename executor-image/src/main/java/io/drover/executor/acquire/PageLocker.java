@@ -72,7 +72,7 @@ final class PageLocker {
         try {
             return lockPage(c, limit);
         } catch (SQLException e) {
-            if (!SqlErrors.rowRefused(e) || globalLock != null && GlobalAcquireLock.GATE_BROKEN.equals(e.getSQLState())) {
+            if (!SqlErrors.rowRefused(e) || globalLock != null && GlobalAcquireLock.gateBroken(e)) {
                 throw e;
             }
             return Optional.of(search.lockAround(c, limit, e));

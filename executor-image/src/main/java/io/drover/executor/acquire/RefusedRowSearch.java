@@ -32,11 +32,11 @@ import java.util.Map;
  * isolates at least one refused row (about log2(page) failed statements) however many follow
  * it; then breadth first through the halves met on the way, so the rows that lock are taken
  * before more refused ones are sought. It spends at most {@link #SEARCH_STATEMENTS} failed
- * statements; the halves it did not reach stay due for the next cycle. When no statement
- * passed, nothing shows the refusals are rows' own (a trigger may refuse every row): the rows it
- * isolated are left out, and the acquisition fails as before, at the loop's error backoff,
- * which bounds what a refusal of every row leaves out to a few dozen rows per failed cycle,
- * for a minute.
+ * statements; the halves it did not reach stay due for the next cycle. When no half locked a
+ * row and more jobs are due past the page, the next pages are tried ({@link #pastTheRun}): a run
+ * of refused rows longer than one search covers holds up nothing, while a trigger refusing every
+ * row fails the acquisition as before, at the loop's error backoff, which bounds what it leaves
+ * out to a few rows per failed cycle, for a minute.
  *
  * <p>Its halves skip rows another session is locking (SKIP LOCKED), in every mode, so the search
  * never waits for a row and cannot deadlock with another node's page or claims; in Global mode
@@ -69,9 +69,15 @@ final class RefusedRowSearch {
 
     /** After a page of at most {@code limit} failed with {@code refusal}: reads its candidates again, then locks them by halves. */
     Acquisition lockAround(Connection c, int limit, SQLException refusal) throws SQLException {
+        List<Long> ids = candidates(c, limit, refused.current());
+        return lockByHalves(c, ids, limit, refusal);
+    }
+
+    /** The oldest due, unlocked jobs' ids but those left out, at most {@code limit}. */
+    private List<Long> candidates(Connection c, int limit, Long[] leftOut) throws SQLException {
         List<Long> ids = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(candidates)) {
-            ps.setArray(1, c.createArrayOf("bigint", refused.current()));
+            ps.setArray(1, c.createArrayOf("bigint", leftOut));
             ps.setInt(2, limit);
             try (ResultSet rs = IndexPlans.executeQuery(ps)) {
                 while (rs.next()) {
@@ -79,15 +85,15 @@ final class RefusedRowSearch {
                 }
             }
         }
-        return lockByHalves(c, ids, ids.size() == limit, refusal);
+        return ids;
     }
 
     /**
      * Locks the listed jobs by halves (see the class comment).
      *
-     * @param mayHaveMore whether the failed page was full
+     * @param limit the failed page's size: a page of fewer ids held every due job not left out
      */
-    Acquisition lockByHalves(Connection c, List<Long> ids, boolean mayHaveMore, SQLException refusal) throws SQLException {
+    Acquisition lockByHalves(Connection c, List<Long> ids, int limit, SQLException refusal) throws SQLException {
         Search search = new Search(c, ids.size());
         long sent = System.nanoTime(); // before the first half: the leases count from the earliest
         try {
@@ -105,13 +111,55 @@ final class RefusedRowSearch {
                     + " locked so far are taken", e.getSQLState(), e.getMessage(), search.jobs.size());
         }
         search.refusedNow.forEach(this::leaveOut);
-        if (search.passed == 0) {
-            throw refusal; // see the class comment: no row's own refusal shown; the loop backs off
+        boolean full = ids.size() == limit;
+        if (search.locked == 0 && full) {
+            return pastTheRun(search, ids, limit, refusal, sent);
         }
         search.jobs.sort(AcquiredJob.ACQUISITION_ORDER);
-        // Look again at once when rows were left out: the next page goes past them.
-        return new Acquisition(search.jobs, mayHaveMore || !search.refusedNow.isEmpty(), sent);
+        // Look again at once when rows were left out: the next page goes past them. A page of
+        // fewer than asked held every due job: nothing is left to prove a refusal is a row's own,
+        // nor to fail for (an idle node whose only due row is refused would fail every minute).
+        return new Acquisition(search.jobs, full || !search.refusedNow.isEmpty(), sent);
     }
+
+    /**
+     * No half locked a row, and more jobs are due past the page: a run of refused rows longer than
+     * the search covers, or a refusal of every row. The next pages, each in one statement (at most
+     * {@link #PAGES_PAST}), tell them apart: a page whose rows lock is taken now (the run is
+     * isolated further in later cycles); one that locks nothing without being refused (other
+     * nodes took its rows, or none is left) ends the cycle quietly; when every one is refused the
+     * acquisition fails as before, at the loop's error backoff.
+     */
+    private Acquisition pastTheRun(Search search, List<Long> page, int limit, SQLException refusal, long sent)
+            throws SQLException {
+        List<Long> passed = new ArrayList<>(page);
+        for (int i = 0; i < PAGES_PAST; i++) {
+            Long[] leftOut = java.util.stream.Stream.concat(java.util.Arrays.stream(refused.current()), passed.stream())
+                    .toArray(Long[]::new);
+            List<Long> next = candidates(search.c, limit, leftOut);
+            List<AcquiredJob> jobs = new ArrayList<>(next.size());
+            try {
+                search.lockAll(next, jobs);
+            } catch (SQLException e) {
+                if (!SqlErrors.rowRefused(e)) {
+                    throw e;
+                }
+                if (next.size() == limit) {
+                    passed.addAll(next);
+                    continue;
+                }
+                // The rest of the backlog, refused too: nothing left to tell a run from a refusal
+                // of every row, nor to fail for; the search goes on next cycle past what it isolated.
+                return new Acquisition(List.of(), !search.refusedNow.isEmpty(), sent);
+            }
+            jobs.sort(AcquiredJob.ACQUISITION_ORDER);
+            return new Acquisition(jobs, true, sent);
+        }
+        throw refusal;
+    }
+
+    /** Pages one cycle tries past a run of refused rows before it fails: a run of up to this many pages holds up nothing. */
+    static final int PAGES_PAST = 8;
 
     private void leaveOut(long id, SQLException why) {
         refused.add(id);
@@ -120,12 +168,13 @@ final class RefusedRowSearch {
                 + " executor update job rows", id, why.getSQLState(), why.getMessage(), LEFT_OUT_FOR.toSeconds());
     }
 
-    /** One search's state: what it locked, which rows it found refused, how many statements passed and failed. */
+    /** One search's state: what it locked, which rows it found refused, how many statements failed. */
     private final class Search {
-        private final Connection c;
+        final Connection c;
         final List<AcquiredJob> jobs;
         final Map<Long, SQLException> refusedNow = new LinkedHashMap<>();
-        int passed;
+        /** Jobs the halves locked (a half that passed but found its rows taken by others shows nothing). */
+        int locked;
         private int failed;
 
         Search(Connection c, int size) {
@@ -145,8 +194,7 @@ final class RefusedRowSearch {
                     continue;
                 }
                 try {
-                    lockAll(part);
-                    passed++;
+                    lockAll(part, jobs);
                 } catch (SQLException e) {
                     if (!SqlErrors.rowRefused(e)) {
                         throw e;
@@ -167,16 +215,21 @@ final class RefusedRowSearch {
                     }
                 }
             }
+            locked = jobs.size();
         }
 
-        private void lockAll(List<Long> ids) throws SQLException {
+        /** Locks those of {@code ids} still due and unlocked, skipping rows others lock, into {@code into}. */
+        void lockAll(List<Long> ids, List<AcquiredJob> into) throws SQLException {
+            if (ids.isEmpty()) {
+                return;
+            }
             try (PreparedStatement ps = c.prepareStatement(lockListed)) {
                 ps.setString(1, owner);
                 ps.setLong(2, lockExpiryMillis);
                 ps.setArray(3, c.createArrayOf("bigint", ids.toArray()));
                 try (ResultSet rs = IndexPlans.executeQuery(ps)) {
                     while (rs.next()) {
-                        jobs.add(AcquiredJob.from(rs));
+                        into.add(AcquiredJob.from(rs));
                     }
                 }
             }

@@ -177,8 +177,9 @@ final class LockRenewer {
             if (!twice.isEmpty()) {
                 String ids = firstIds(twice);
                 LOG.warnf("The locks of %d jobs (%s) were not renewed: another session holds their rows locked (an open"
-                        + " transaction that updated or locked them). Their leases run out unless it ends; this node's"
-                        + " other locks are renewed", twice.size(), ids);
+                        + " transaction that updated or locked them). If it does not end before their leases run out,"
+                        + " another node may take them (those running here may run twice); this node's other locks are"
+                        + " renewed", twice.size(), ids);
             }
         }
     }
