@@ -46,6 +46,8 @@ public final class Autoscaler {
      * of the spec is applied all the same.
      */
     public static final String SCALED_OBJECT_REFUSED = "ScaledObjectRefused";
+    /** KEDA's objects could not be written (an admission webhook down, a timeout): the rest of the spec is applied. */
+    public static final String SCALED_OBJECT_NOT_WRITTEN = "ScaledObjectNotWritten";
     /** Autoscaling is off, and someone's own HPA scales the StatefulSet: the operator leaves the count to it. */
     public static final String SCALED_BY_ANOTHER_AUTOSCALER = "ScaledByAnotherAutoscaler";
 
@@ -101,8 +103,29 @@ public final class Autoscaler {
             apply.accept(KedaObjects.triggerAuthentication(ec));
             apply.accept(KedaObjects.scaledObject(ec));
         } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                throw e; // a conflict: the pass is retried with fresh data
+            }
             if (!refused(e)) {
-                throw e; // an outage, a conflict: the pass fails and is retried
+                // KEDA's admission webhook down (500 "failed calling webhook"), a timeout: the
+                // pass failed here, before the StatefulSet, so a rotated password or an image fix
+                // waited for KEDA to come back. Now the rest is applied, and the next pass, within
+                // kedaRecheckInterval, writes KEDA's objects again. (The API server itself down
+                // fails the StatefulSet's write too, and the pass.) Each pass first waits out the
+                // client's retries of the failed write (about 20 s for a webhook refusing connections).
+                String failure = "KEDA's objects for this cluster could not be written (" + e.getCode() + ": "
+                        + ApiServerMessages.words(e) + "; is KEDA's admission webhook running?)";
+                GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
+                Map<String, Object> ready = so == null ? null : readyCondition(so);
+                if (ready != null && "True".equals(String.valueOf(ready.get("status"))) && someoneElsesScaledObject(client, ec) == null) {
+                    // KEDA goes on scaling with the object it has (a webhook pod restarting, an
+                    // upgrade: even an unchanged apply passes through it): active, only a change
+                    // of it waits; Degraded says so.
+                    return new Outcome(true, true, SCALED_OBJECT_NOT_WRITTEN, failure + ": KEDA scales the StatefulSet"
+                            + " with the ScaledObject it has, and a change of it waits; the rest of the spec is applied");
+                }
+                return new Outcome(false, true, SCALED_OBJECT_NOT_WRITTEN, failure + ": the fleet keeps its current size"
+                        + " until they are; the rest of the spec is applied");
             }
             // Refused as written, it will be again: not a reason to hold back an image or a
             // setting the executors are waiting for (a failed pass would write nothing after it).

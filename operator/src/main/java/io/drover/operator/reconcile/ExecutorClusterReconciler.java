@@ -120,7 +120,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     @Override
     public UpdateControl<ExecutorCluster> reconcile(ExecutorCluster ec, Context<ExecutorCluster> context) {
         KubernetesClient client = context.getClient();
-        StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
+        StatefulSet current = ownStatefulSet(ec, context);
 
         var refusal = SpecGuards.refusal(ec.getSpec());
         if (refusal.isPresent()) {
@@ -625,7 +625,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
         String message = ApiServerMessages.of(e);
         LOG.warnf(e, "%s/%s: reconciliation failed", ec.getMetadata().getNamespace(), ec.getMetadata().getName());
-        StatefulSet current = context.getSecondaryResource(StatefulSet.class).orElse(null);
+        StatefulSet current = ownStatefulSet(ec, context);
         // The figures and the bottleneck the last good pass found stay: a failed write says
         // nothing new about the running fleet (an empty fleet and "no node answered" would be false).
         var previous = ec.getStatus();
@@ -637,6 +637,20 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         patch.setStatus(ClusterStatus.of(ec, current, findings));
         gauges.record(ec, patch.getStatus()); // or the alerts on ready and wanted nodes go blind for this cluster
         return ErrorStatusUpdateControl.patchStatus(patch);
+    }
+
+    /**
+     * The cluster's StatefulSet among those the informer relates to it, by name. The informer
+     * relates a StatefulSet to a cluster by its owner reference's kind and name, so a copy that
+     * kept the reference (kubectl get -o yaml, renamed, applied, to debug) related too, and
+     * {@code getSecondaryResource} threw on two: every pass failed, and so did its error status,
+     * whose write it also needed; the status froze at its last word, spec edits went unapplied,
+     * and the gauges behind the alerts went blank.
+     */
+    static StatefulSet ownStatefulSet(ExecutorCluster ec, Context<ExecutorCluster> context) {
+        String name = Names.statefulSet(ec);
+        return context.getSecondaryResources(StatefulSet.class).stream()
+                .filter(s -> name.equals(s.getMetadata().getName())).findFirst().orElse(null);
     }
 
     static boolean isConflict(Throwable e) {

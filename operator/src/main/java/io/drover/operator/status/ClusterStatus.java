@@ -69,6 +69,7 @@ public final class ClusterStatus {
          */
         public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
             boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason)
+                    || Autoscaler.SCALED_OBJECT_NOT_WRITTEN.equals(autoscalingReason)
                     || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscalingReason);
             return new Findings(true, autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
                     refused ? autoscalingMessage : null, null, null, null);
@@ -246,6 +247,7 @@ public final class ClusterStatus {
                 && (Autoscaler.KEDA_NOT_INSTALLED.equals(autoscaling.reason())
                 || Autoscaler.SCALED_OBJECT_NOT_READY.equals(autoscaling.reason())
                 || Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscaling.reason())
+                || Autoscaler.SCALED_OBJECT_NOT_WRITTEN.equals(autoscaling.reason())
                 || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscaling.reason()));
     }
 

@@ -465,6 +465,32 @@ class ExecutorClusterReconcilerTest {
         }
     }
 
+    /**
+     * A copy of the executor StatefulSet that kept its owner reference (kubectl get -o yaml,
+     * renamed, applied, to debug) is related to the cluster by the informer too. The operator
+     * asked for "the" StatefulSet and failed on two, in every pass and in its error status: the
+     * status froze and spec edits were not applied.
+     */
+    @Test
+    @Order(16)
+    void aCopiedStatefulSetHoldsUpNothing() {
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("copied", "threads: 8"));
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("copied").get());
+        StatefulSet copy = new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder(sts).editMetadata()
+                .withName("copied-debug").withResourceVersion(null).withUid(null).withCreationTimestamp(null)
+                .withManagedFields(List.of()).endMetadata().withStatus(null).build();
+        client.resource(copy).create();
+        edit("copied", ec -> ec.getSpec().threads = 16);
+        ExecutorCluster applied = org.awaitility.Awaitility.await("the edit applied and observed").atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200)).until(
+                        () -> client.resources(ExecutorCluster.class).inNamespace(ns).withName("copied").get(),
+                        ec -> ec.getStatus() != null && Objects.equals(ec.getStatus().observedGeneration, ec.getMetadata().getGeneration())
+                                && "16".equals(settingsOf("copied").get("DROVER_THREADS")));
+        assertThat(condition(applied, Conditions.DEGRADED).getReason()).as("no failed pass").isNotEqualTo("ReconcileFailed");
+        assertThat(settingsOf("copied-debug")).as("the copy, left as it was").containsEntry("DROVER_THREADS", "8");
+    }
+
     /** The operator's series (drover_cluster_*) that the chart's alert rules and dashboard read. */
     private static java.util.Set<String> operatorSeriesQueried() {
         java.util.Set<String> names = new java.util.TreeSet<>();
@@ -1145,6 +1171,70 @@ class ExecutorClusterReconcilerTest {
     }
 
     /**
+     * KEDA's objects that cannot be written at all (KEDA's admission webhook not answering: the
+     * API server answers 500 "failed calling webhook"): the whole pass failed before the
+     * StatefulSet, and a setting or an image fix waited for KEDA. Now the rest of the spec is
+     * applied, and the cluster says why autoscaling does not work, Degraded.
+     */
+    @Test
+    @Order(17)
+    void aScaledObjectThatCannotBeWrittenDoesNotHoldBackTheRestOfTheSpec() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        String webhook = "keda-down-" + ns;
+        client.admissionRegistration().v1().validatingWebhookConfigurations().resource(
+                new io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfigurationBuilder()
+                        .withNewMetadata().withName(webhook).endMetadata()
+                        .addNewWebhook().withName("vscaledobject.keda.sh").withAdmissionReviewVersions("v1")
+                        .withSideEffects("None").withFailurePolicy("Fail").withTimeoutSeconds(1)
+                        .withNewClientConfig().withUrl("https://127.0.0.1:1/validate").endClientConfig()
+                        .addNewRule().withApiGroups("keda.sh").withApiVersions("*").withOperations("CREATE", "UPDATE")
+                        .withResources("scaledobjects", "triggerauthentications").endRule()
+                        .withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", ns).endNamespaceSelector()
+                        .endWebhook().build()).create();
+        try {
+            // Loaded by the API server before the cluster exists (else its first pass may write the objects).
+            GenericKubernetesResource probe = new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                    .withApiVersion("keda.sh/v1alpha1").withKind("ScaledObject").withNewMetadata().withName("webhook-probe")
+                    .withNamespace(ns).endMetadata().addToAdditionalProperties("spec",
+                            Map.of("scaleTargetRef", Map.of("name", "nothing"),
+                            "triggers", List.of(Map.of("type", "cpu", "metadata", Map.of("value", "50"))))).build();
+            org.awaitility.Awaitility.await("KEDA's webhook, not answering").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(500)).until(() -> {
+                        try {
+                            client.resource(probe).dryRun().create();
+                            return false;
+                        } catch (KubernetesClientException e) {
+                            return String.valueOf(e.getMessage()).contains("failed calling webhook");
+                        }
+                    });
+            Clusters.create(client, ns, Clusters.yaml("kedadown", "autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 3}"));
+            ExecutorCluster ec = org.awaitility.Awaitility.await("Degraded, ScaledObjectNotWritten").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> client.resources(ExecutorCluster.class).inNamespace(ns).withName("kedadown").get(), c -> {
+                        Condition d = c == null || c.getStatus() == null ? null : condition(c, Conditions.DEGRADED);
+                        return d != null && Autoscaler.SCALED_OBJECT_NOT_WRITTEN.equals(d.getReason());
+                    });
+            assertThat(condition(ec, Conditions.DEGRADED).getMessage()).contains("failed calling webhook")
+                    .contains("the rest of the spec is applied");
+            StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("kedadown").get());
+            assertThat(sts.getSpec().getReplicas()).as("minReplicas, for a new StatefulSet").isEqualTo(1);
+            String hash = awaitHash("kedadown", null);
+            edit("kedadown", e -> e.getSpec().threads = 3);
+            // Each pass first waits out the client's retries of the failed write (about 20 s).
+            awaitHash("kedadown", hash, Duration.ofSeconds(120));
+            assertThat(settingsOf("kedadown")).as("a setting changed meanwhile reaches the executors")
+                    .containsEntry("DROVER_THREADS", "3");
+            assertThat(keda("ScaledObject", "kedadown")).isNull();
+        } finally {
+            client.admissionRegistration().v1().validatingWebhookConfigurations().withName(webhook).delete();
+        }
+        org.awaitility.Awaitility.await("the ScaledObject, once KEDA's webhook is gone").atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(200)).until(() -> keda("ScaledObject", "kedadown") != null);
+        client.resources(ExecutorCluster.class).inNamespace(ns).withName("kedadown").delete();
+    }
+
+    /**
      * A Flowable cluster: the Flowable executor image by default, the same settings under the
      * same names in its ConfigMap, KEDA counting Flowable's job tables, and a Bottleneck that
      * says this engine reports no figures.
@@ -1192,7 +1282,11 @@ class ExecutorClusterReconcilerTest {
     }
 
     private String awaitHash(String name, String previous) {
-        return org.awaitility.Awaitility.await("pod template hash change").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+        return awaitHash(name, previous, TIMEOUT);
+    }
+
+    private String awaitHash(String name, String previous, Duration timeout) {
+        return org.awaitility.Awaitility.await("pod template hash change").atMost(timeout).pollInterval(Duration.ofMillis(200))
                 .until(() -> Optional.ofNullable(client.apps().statefulSets().inNamespace(ns).withName(name).get())
                         .map(s -> s.getSpec().getTemplate().getMetadata().getAnnotations().get(ExecutorStatefulSet.CONFIG_HASH))
                         .orElse(null), h -> h != null && !h.equals(previous));
