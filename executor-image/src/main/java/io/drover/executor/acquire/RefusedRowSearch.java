@@ -112,7 +112,7 @@ final class RefusedRowSearch {
         }
         search.refusedNow.forEach(this::leaveOut);
         boolean full = ids.size() == limit;
-        if (search.locked == 0 && full) {
+        if (search.jobs.isEmpty() && full) {
             return pastTheRun(search, ids, limit, refusal, sent);
         }
         search.jobs.sort(AcquiredJob.ACQUISITION_ORDER);
@@ -173,8 +173,6 @@ final class RefusedRowSearch {
         final Connection c;
         final List<AcquiredJob> jobs;
         final Map<Long, SQLException> refusedNow = new LinkedHashMap<>();
-        /** Jobs the halves locked (a half that passed but found its rows taken by others shows nothing). */
-        int locked;
         private int failed;
 
         Search(Connection c, int size) {
@@ -215,7 +213,6 @@ final class RefusedRowSearch {
                     }
                 }
             }
-            locked = jobs.size();
         }
 
         /** Locks those of {@code ids} still due and unlocked, skipping rows others lock, into {@code into}. */
