@@ -36,10 +36,7 @@ class OptimisticAcquisitionTest {
         long refused = jobs.count("select id from {s}.job order by id offset 279 limit 1");
         // A failure of one claim that is no row's own (the server's kind, XX000: not searched
         // out as a refused row), in the batch's second part.
-        jobs.execute("create function {s}.refuse_claim() returns trigger language plpgsql as $$ begin"
-                + " if new.locked_by is not null and old.locked_by is null and old.id = " + refused
-                + " then raise exception 'claim of % failed', old.id using errcode = 'XX000'; end if; return new; end $$");
-        jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
+        refuseClaimOf(jobs, refused, "'claim of % failed', old.id using errcode = 'XX000'");
         OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
                 Duration.ofSeconds(60), new ExecutorMetrics(new SimpleMeterRegistry()));
         try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
@@ -66,10 +63,7 @@ class OptimisticAcquisitionTest {
         Jobs jobs = new Jobs(db, schema);
         jobs.enqueue(300, RecordingHandler.TYPE, "", 3);
         long refused = jobs.count("select id from {s}.job order by id offset 279 limit 1");
-        jobs.execute("create function {s}.refuse_claim() returns trigger language plpgsql as $$ begin"
-                + " if new.locked_by is not null and old.locked_by is null and old.id = " + refused
-                + " then raise exception 'claim of % refused', old.id; end if; return new; end $$");
-        jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
+        refuseClaimOf(jobs, refused, "'claim of % refused', old.id");
         OptimisticAcquisition optimistic = new OptimisticAcquisition(new JobSql(new Tables(schema)), "n:1",
                 Duration.ofSeconds(60), new ExecutorMetrics(new SimpleMeterRegistry()));
         try (AgroalDataSource engine = PooledDataSource.forEngine(TestDatabase.jdbcUrl(), "postgres", "postgres",
@@ -86,5 +80,13 @@ class OptimisticAcquisitionTest {
         }
         assertThat(jobs.count("select count(*) from {s}.job where locked_by = 'n:1'")).isEqualTo(299);
         assertThat(jobs.count("select count(*) from {s}.job where id = " + refused + " and locked_by is null")).isEqualTo(1);
+    }
+
+    /** A trigger refusing the claim of job {@code id}, raising {@code raise} (what follows RAISE EXCEPTION). */
+    private static void refuseClaimOf(Jobs jobs, long id, String raise) {
+        jobs.execute("create function {s}.refuse_claim() returns trigger language plpgsql as $$ begin"
+                + " if new.locked_by is not null and old.locked_by is null and old.id = " + id
+                + " then raise exception " + raise + "; end if; return new; end $$");
+        jobs.execute("create trigger refuse_claim before update on {s}.job for each row execute function {s}.refuse_claim()");
     }
 }
