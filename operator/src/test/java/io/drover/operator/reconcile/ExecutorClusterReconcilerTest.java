@@ -806,6 +806,38 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.secrets().inNamespace(ns).withName("jobs-db").get()).isNotNull();
     }
 
+    @Test
+    void aDrainMayEvictAnExecutorThatIsNotReadyButNoReadyOneBeyondTheBudget() {
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("drained", "replicas: 3"));
+        PodDisruptionBudget pdb = await("PDB", () -> client.policy().v1().podDisruptionBudget().inNamespace(ns).withName("drained").get());
+        assertThat(pdb.getSpec().getUnhealthyPodEvictionPolicy()).isEqualTo("AlwaysAllow");
+
+        // Three executor pods, running, as the kubelet and the disruption controller (neither runs
+        // here) would report them when two nodes are not ready (their database unreachable, say):
+        // the budget (3 expected, maxUnavailable 1) needs 2 healthy and has 1.
+        for (String name : List.of("drained-0", "drained-1", "drained-2")) {
+            var pod = client.pods().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                    .withNewMetadata().withName(name).withLabels(pdb.getSpec().getSelector().getMatchLabels()).endMetadata()
+                    .withNewSpec().addNewContainer().withName("executor").withImage("localhost/drover-executor:0.1.0").endContainer().endSpec()
+                    .build()).create();
+            pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running")
+                    .addNewCondition().withType("Ready").withStatus(name.equals("drained-2") ? "True" : "False").endCondition().build());
+            client.pods().inNamespace(ns).resource(pod).updateStatus();
+        }
+        PodDisruptionBudget current = client.policy().v1().podDisruptionBudget().inNamespace(ns).withName("drained").get();
+        current.setStatus(new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatusBuilder()
+                .withObservedGeneration(current.getMetadata().getGeneration())
+                .withExpectedPods(3).withCurrentHealthy(1).withDesiredHealthy(2).withDisruptionsAllowed(0).build());
+        client.policy().v1().podDisruptionBudget().inNamespace(ns).resource(current).updateStatus();
+
+        // Under the default policy (IfHealthyBudget) the API server refuses to evict an unready
+        // pod while the budget is unmet, so a drain of the node under it hangs until someone
+        // deletes the pod by hand.
+        assertThat(client.pods().inNamespace(ns).withName("drained-0").evict()).as("an unready executor is evicted").isTrue();
+        assertThat(client.pods().inNamespace(ns).withName("drained-2").evict()).as("the ready one is still guarded by the budget").isFalse();
+    }
+
     // --- helpers -------------------------------------------------------------------------
 
     /** A ValidatingAdmissionPolicy (and its binding) refusing every Service written in this test's namespace. */

@@ -17,6 +17,7 @@ public class DisruptionBudgetSpec {
 
     @Default("" + DEFAULT_MAX_UNAVAILABLE)
     @Min(0)
-    @JsonPropertyDescription("Executor pods that a drain may stop at the same time.")
+    @JsonPropertyDescription("Ready executor pods that a drain may stop at the same time (executors that are not ready may always"
+            + " be evicted). 0 refuses every eviction of a ready executor: a node drain then waits until someone deletes the pod.")
     public Integer maxUnavailable;
 }
