@@ -31,7 +31,7 @@ class AlertRulesTest {
     @SuppressWarnings("unchecked")
     static void renderTheRules() throws Exception {
         var rendered = io.drover.operator.testing.Command.run(List.of(TestCluster.binDir().resolve("helm").toString(), "template", "d",
-                HelmChartTest.CHART.toString(), "--kube-version", "1.34.2", "--set", "metrics.prometheusRule.enabled=true",
+                HelmChartTest.CHART.toString(), "--kube-version", "1.34.2", "--set", "metrics.prometheusRule.enabled=true", "--set", "metrics.podMonitor.enabled=true",
                 "--show-only", "templates/prometheusrule.yaml"));
         assertThat(rendered.exit()).as(rendered.output()).isZero();
         GenericKubernetesResource rule = Serialization.unmarshal(rendered.output(), GenericKubernetesResource.class);
