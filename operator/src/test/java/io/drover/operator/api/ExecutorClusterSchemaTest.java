@@ -47,6 +47,9 @@ class ExecutorClusterSchemaTest {
             shutdownGracePeriod: 30.9s\\nterminationGracePeriodSeconds: 40 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             maxJobDuration: 10m0.5s\\nterminationGracePeriodSeconds: 620 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             terminationGracePeriodSeconds: 35           | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period (shutdownGracePeriod; else maxJobDuration plus 10s; else 30s) by at least 10s
+            terminationGracePeriodSeconds: 600          | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the longest job timeout (jobTimeout, executor default 15m, and every jobTimeouts entry) by at least 20s, or every scale-down, roll and drain cuts the jobs that run longer
+            jobTimeout: 1m\\nterminationGracePeriodSeconds: 79 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the longest job timeout
+            jobTimeout: 1m\\njobTimeouts: {http: 10s, report: 5m}\\nterminationGracePeriodSeconds: 300 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the longest job timeout
             retryBackoff: 20m\\nretryBackoffMax: 1m      | spec.retryBackoff: Invalid value: "object": retryBackoff must not exceed retryBackoffMax
             schema: Jobs-Table                          | spec.schema: Invalid value: "Jobs-Table": spec.schema in body should match
             autoscaling: {minReplicas: 5, maxReplicas: 2} | spec.autoscaling.minReplicas: Invalid value: "object": autoscaling.minReplicas must not exceed autoscaling.maxReplicas
@@ -402,6 +405,10 @@ class ExecutorClusterSchemaTest {
             resources: {requests: {memory: 1Gi, hugepages-2Mi: 1024Mi, example.com/gpu: "1"}, limits: {memory: 2Gi, hugepages-2Mi: 1Gi, example.com/gpu: 1}}
             image: registry.example.com/drover/drover-executor:0.1.0
             shutdownGracePeriod: 30.9s\\nterminationGracePeriodSeconds: 41
+            jobTimeout: 1m\\nterminationGracePeriodSeconds: 80
+            jobTimeout: 1m\\njobTimeouts: {http: 10s, report: 5m}\\nterminationGracePeriodSeconds: 320
+            jobTimeout: 1h\\nshutdownGracePeriod: 30s\\nterminationGracePeriodSeconds: 40
+            engine: Flowable\\nlockMode: Global\\nterminationGracePeriodSeconds: 40
             maxJobDuration: 10m\\nterminationGracePeriodSeconds: 620
             lockExpiry: 23h59m59.999999999s\\njobTimeout: 1.00000000001h\\nacquireInterval: 1.5ms\\nstartupTimeout: 1.0000000001m
             startupTimeout: 2562047h\\nacquireInterval: 24h\\nglobalLockWaitTime: 24h\\nglobalLockPollInterval: 24h\\nretryBackoff: 2562047h\\nretryBackoffMax: 2562047h

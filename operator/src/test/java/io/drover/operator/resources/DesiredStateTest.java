@@ -119,6 +119,8 @@ class DesiredStateTest {
                 .containsEntry("DROVER_JOBTIMEOUT", "PT5M");
         assertThat(GracePeriods.terminationGracePeriodSeconds(longest.getSpec())).as("and the pod outlives it by 30 s")
                 .isEqualTo(2 * 3600 + 40);
+        // The CRD now refuses this spec (terminationGracePeriodSeconds under the longest timeout +
+        // 20 s); one applied under an older CRD still gets a shutdown grace its pod outlives.
         ExecutorCluster podGrace = cluster("jobTimeout: 5m\nterminationGracePeriodSeconds: 120\n");
         assertThat(ExecutorEnvironment.environment(podGrace.getSpec())).as("within the pod's grace the user set, 10 s for the last outcomes")
                 .containsEntry("DROVER_SHUTDOWNGRACEPERIOD", "PT1M50S");

@@ -37,6 +37,20 @@ import java.util.Map;
                 + " plus 10s; else 30s) by at least 10s: after it a stopping node still writes its last outcomes and"
                 + " releases its locks, or the kubelet kills it first",
         fieldPath = ".terminationGracePeriodSeconds")
+// A terminationGracePeriodSeconds alone (engine Drover, neither shutdownGracePeriod nor
+// maxJobDuration) caps the shutdown grace period the operator derives from the longest job
+// timeout (GracePeriods): every scale-down, roll and drain would then cut the longer jobs and run
+// them again elsewhere, with nothing in the spec saying so. 20s = GracePeriods' SHUTDOWN_MARGIN
+// plus LEAST_TERMINATION_MARGIN. (A node with no long job still stops at once.)
+@ValidationRule(value = "self.engine == 'Flowable' || !has(self.terminationGracePeriodSeconds) || has(self.shutdownGracePeriod)"
+        + " || has(self.maxJobDuration) || (self.terminationGracePeriodSeconds * 1000 >= duration(has(self.jobTimeout) ? self.jobTimeout"
+        + " : '" + SettingDefaults.JOB_TIMEOUT + "').getMilliseconds() + 20000 && (!has(self.jobTimeouts) || self.jobTimeouts.all(type,"
+        + " self.terminationGracePeriodSeconds * 1000 >= duration(self.jobTimeouts[type]).getMilliseconds() + 20000)))",
+        message = "terminationGracePeriodSeconds must exceed the longest job timeout (jobTimeout, executor default "
+                + SettingDefaults.JOB_TIMEOUT + ", and every jobTimeouts entry) by at least 20s, or every scale-down, roll and drain"
+                + " cuts the jobs that run longer: declare maxJobDuration (the longest a job runs), or set shutdownGracePeriod to"
+                + " choose how long a stopping node lets its jobs run",
+        fieldPath = ".terminationGracePeriodSeconds")
 // Against the executor's default when retryBackoffMax is left out, as the executor checks it
 // (it refuses to start otherwise); Flowable has no retryBackoffMax.
 @ValidationRule(value = "self.engine == 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff)"
@@ -413,6 +427,6 @@ public class ExecutorClusterSpec {
 
     @Min(1)
     @Max(86400)
-    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed: at least 10s more than the shutdown grace period, so running jobs finish and the node releases its locks. Default shutdownGracePeriod plus 30s (with engine Drover and neither maxJobDuration nor shutdownGracePeriod set, 15m40s at the default jobTimeout).")
+    @JsonPropertyDescription("Seconds a stopping pod gets before it is killed: at least 10s more than the shutdown grace period, so running jobs finish and the node releases its locks (with engine Drover and neither maxJobDuration nor shutdownGracePeriod set, at least 20s more than the longest job timeout). Default shutdownGracePeriod plus 30s (with engine Drover and neither maxJobDuration nor shutdownGracePeriod set, 15m40s at the default jobTimeout).")
     public Long terminationGracePeriodSeconds;
 }
