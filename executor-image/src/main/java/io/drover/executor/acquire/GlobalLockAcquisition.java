@@ -41,9 +41,10 @@ public final class GlobalLockAcquisition implements AcquisitionStrategy {
             Optional<Acquisition> page = locker.lock(c, max);
             if (page.isPresent()) {
                 // Seen from the node: the wait until the try that took it, and that try's request,
-                // which held the lock from the server's grant to its commit (an upper bound).
+                // which held the lock from the server's grant to its commit (an upper bound); not
+                // a search for refused rows after a failed page, which runs without the lock.
                 metrics.globalLockAcquired(tryStart - waitStart);
-                metrics.globalLockReleased(System.nanoTime() - tryStart);
+                metrics.globalLockReleased(locker.lastRequestNanos());
                 return page.get();
             }
             if (System.nanoTime() - waitStart >= waitNanos) {

@@ -30,6 +30,8 @@ final class PageLocker {
     private final GlobalAcquireLock globalLock;
     private final RefusedRows refused;
     private final RefusedRowSearch search;
+    /** How long the last page request took, from send to its result or its failure. */
+    private long lastRequestNanos;
 
     /** SkipLocked mode: FOR UPDATE SKIP LOCKED, so nodes skip each other's rows. */
     PageLocker(JobSql sql, String owner, Duration lockExpiry) {
@@ -53,6 +55,15 @@ final class PageLocker {
         this.globalLock = globalLock;
         this.refused = new RefusedRows(RefusedRowSearch.LEFT_OUT_FOR);
         this.search = new RefusedRowSearch(sql, owner, lockExpiry, refused);
+    }
+
+    /**
+     * How long the last page request took, from its send to its result or failure: in Global mode
+     * the longest it held the global acquire lock, which its commit or rollback frees. A search
+     * for refused rows after a failed page runs without the lock and is not part of it.
+     */
+    long lastRequestNanos() {
+        return lastRequestNanos;
     }
 
     /** The rows left out (for the acquiring thread). */
@@ -94,7 +105,11 @@ final class PageLocker {
             ps.setString(next + 1, owner);
             ps.setLong(next + 2, lockExpiryMillis);
             long sent = System.nanoTime();
-            ps.execute();
+            try {
+                ps.execute();
+            } finally {
+                lastRequestNanos = System.nanoTime() - sent;
+            }
             boolean taken = globalLock == null || GlobalAcquireLock.taken(ps);
             List<AcquiredJob> jobs = new ArrayList<>(limit);
             try (ResultSet rs = IndexPlans.pastPin(ps)) {

@@ -53,6 +53,39 @@ class GlobalLockAcquisitionTest {
     }
 
     /**
+     * A page the database refuses for one row is taken by a search that runs after the failed
+     * request's rollback freed the lock: the lock's hold is that request's, not the search's.
+     * Each statement that locks rows (the search's, never the failed page's: its row trigger
+     * aborts it before statement triggers fire) here takes a second.
+     */
+    @Test
+    void aSearchForARefusedRowIsNotCountedAsHoldingTheLock() throws Exception {
+        String schema = schemaWithDueJobs(4);
+        try (Connection c = session(); Statement s = c.createStatement()) {
+            s.execute("create function " + schema + ".refuse_first() returns trigger language plpgsql as $$ begin"
+                    + " if old.id = 1 and new.locked_by is not null then raise exception 'job 1 is not to be locked'; end if;"
+                    + " return new; end $$");
+            s.execute("create trigger refuse_first before update on " + schema + ".job for each row execute function "
+                    + schema + ".refuse_first()");
+            s.execute("create function " + schema + ".slow_lock() returns trigger language plpgsql as $$ begin"
+                    + " perform pg_sleep(1); return null; end $$");
+            s.execute("create trigger slow_lock after update on " + schema + ".job for each statement execute function "
+                    + schema + ".slow_lock()");
+            c.commit();
+        }
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (Connection c = db.getConnection()) {
+            long start = System.nanoTime();
+            Acquisition a = acquisition(schema, Duration.ofSeconds(1), registry).acquire(c, 4);
+            assertThat(a.jobs()).extracting(AcquiredJob::id).containsExactly(2L, 3L, 4L);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the search's statements").isGreaterThan(Duration.ofSeconds(1));
+        }
+        var hold = registry.get("drover.global.lock.hold").timer();
+        assertThat(hold.count()).isEqualTo(1);
+        assertThat(hold.totalTime(TimeUnit.MILLISECONDS)).as("the failed page request only").isLessThan(1000);
+    }
+
+    /**
      * The jobs' lease counts from the request that locked them, not from the start of the wait
      * for the lock: a page taken after most of a long wait arrived with its leases run out, and
      * the node dropped it unstarted.
