@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -50,6 +52,12 @@ public final class Autoscaler {
     public static final String SCALED_OBJECT_NOT_WRITTEN = "ScaledObjectNotWritten";
     /** Autoscaling is off, and someone's own HPA scales the StatefulSet: the operator leaves the count to it. */
     public static final String SCALED_BY_ANOTHER_AUTOSCALER = "ScaledByAnotherAutoscaler";
+    /**
+     * Autoscaling is off, and the cluster's ScaledObject, deleted longer than kedaRemovalPatience
+     * ago, still waits for KEDA's finalizer: KEDA's operator is not running, so its HPA keeps the
+     * node count for good.
+     */
+    public static final String SCALED_OBJECT_NOT_REMOVED = "ScaledObjectNotRemoved";
 
     private Autoscaler() {
     }
@@ -67,9 +75,11 @@ public final class Autoscaler {
 
     /**
      * @param keda  whether KEDA is installed ({@link #kedaInstalled}, looked up once per pass)
+     * @param removalPatience how long a deleted ScaledObject may wait for KEDA's finalizer before it is reported
      * @param apply server-side applies an owned object (owner reference set by the caller)
      */
-    public static Outcome reconcile(KubernetesClient client, ExecutorCluster ec, boolean keda, Consumer<HasMetadata> apply) {
+    public static Outcome reconcile(KubernetesClient client, ExecutorCluster ec, boolean keda, Duration removalPatience,
+                                    Consumer<HasMetadata> apply) {
         if (!wanted(ec)) {
             if (keda) {
                 delete(client, ec);
@@ -83,6 +93,10 @@ public final class Autoscaler {
                         + " node count to it (spec.replicas is not applied)");
             }
             if (hpas.stream().anyMatch(hpa -> kedasFor(hpa, ec))) {
+                String stuck = keda ? removalStuck(client, ec, removalPatience) : null;
+                if (stuck != null) {
+                    return new Outcome(false, true, SCALED_OBJECT_NOT_REMOVED, stuck);
+                }
                 return new Outcome(false, true, "Disabling", "spec.autoscaling.enabled is false; KEDA's HPA still"
                         + " scales the StatefulSet and is being removed: the fleet keeps its current size until it is gone");
             }
@@ -174,6 +188,29 @@ public final class Autoscaler {
     }
 
     /** The HorizontalPodAutoscalers that scale the cluster's StatefulSet (KEDA's, or someone's own). */
+    /**
+     * Why KEDA's HPA is still there, when its ScaledObject was deleted longer than
+     * {@code patience} ago and still waits for a finalizer (KEDA's: its operator removes the HPA,
+     * then the finalizer, within seconds when it runs); else null (being removed).
+     */
+    private static String removalStuck(KubernetesClient client, ExecutorCluster ec, Duration patience) {
+        GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
+        String deleted = so == null ? null : so.getMetadata().getDeletionTimestamp();
+        if (deleted == null) {
+            return null;
+        }
+        Instant since = Instant.parse(deleted);
+        if (since.plus(patience).isAfter(Instant.now())) {
+            return null;
+        }
+        return "spec.autoscaling.enabled is false, and ScaledObject " + so.getMetadata().getName() + ", deleted at " + deleted
+                + ", still waits for its finalizers " + so.getMetadata().getFinalizers() + ": KEDA's operator, which removes"
+                + " its HPA and then the finalizer, is not running (or cannot reach the API server). KEDA's HPA keeps scaling the"
+                + " StatefulSet and the fleet keeps its current size (spec.replicas is not applied) until KEDA's operator runs"
+                + " again; if KEDA was uninstalled, delete HorizontalPodAutoscaler keda-hpa-" + Names.scaledObject(ec)
+                + " and remove the ScaledObject's finalizer";
+    }
+
     static List<io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler> hpasOn(KubernetesClient client,
                                                                                              ExecutorCluster ec) {
         return client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ec.getMetadata().getNamespace())

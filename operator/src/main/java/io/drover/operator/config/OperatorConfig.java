@@ -44,6 +44,14 @@ public interface OperatorConfig {
     Duration kedaRecheckInterval();
 
     /**
+     * How long a deleted ScaledObject of a cluster whose autoscaling was turned off may wait for
+     * KEDA's finalizer before the cluster is Degraded (ScaledObjectNotRemoved): KEDA's operator
+     * removes it and its HPA within seconds when it runs; until then the HPA keeps the node count.
+     */
+    @WithDefault("5m")
+    Duration kedaRemovalPatience();
+
+    /**
      * How often each cluster's Secrets are read again (by name, with get), so a rotated
      * password rolls the executors. The operator has no Secret informer: it may not list or
      * watch Secrets (docs/security.md).

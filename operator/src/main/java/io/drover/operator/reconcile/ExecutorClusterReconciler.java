@@ -208,7 +208,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         } else {
             Ownership.deleteIfOwned(client, ec, Ownership.Target.of(NetworkPolicy.class, Names.networkPolicy(ec)));
         }
-        Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, object -> apply(ec, client, object));
+        Autoscaler.Outcome autoscaling = Autoscaler.reconcile(client, ec, keda, config.kedaRemovalPatience(), object -> apply(ec, client, object));
 
         var hashes = new RollHashes(ReferencedSecrets.sha256(settings + "|" + secretsHash),
                 ReferencedSecrets.sha256(String.valueOf(settings)), secretsHash, rollKeySecret.getMetadata().getUid());

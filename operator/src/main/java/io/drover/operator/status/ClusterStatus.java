@@ -70,6 +70,7 @@ public final class ClusterStatus {
         public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
             boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason)
                     || Autoscaler.SCALED_OBJECT_NOT_WRITTEN.equals(autoscalingReason)
+                    || Autoscaler.SCALED_OBJECT_NOT_REMOVED.equals(autoscalingReason)
                     || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscalingReason);
             return new Findings(true, autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
                     refused ? autoscalingMessage : null, null, null, null);

@@ -775,6 +775,45 @@ class ExecutorClusterReconcilerTest {
         assertThat(keda("ScaledObject", "auto")).as("someone's own, left alone").isNotNull();
     }
 
+    /**
+     * Autoscaling turned off while KEDA's operator is down: the deleted ScaledObject waits for
+     * KEDA's finalizer, so KEDA's HPA keeps the node count. That said "Disabling" for good, never
+     * Degraded; past kedaRemovalPatience (3 s in tests) it is Degraded, naming the finalizer.
+     */
+    @Test
+    void aScaledObjectKedaNeverRemovesIsReported() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("unkeda", "autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 4}"));
+        await("ScaledObject", () -> keda("ScaledObject", "unkeda"));
+        var scaledObjects = client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns);
+        scaledObjects.withName("unkeda").edit(so -> {
+            so.getMetadata().setFinalizers(List.of("finalizer.keda.sh")); // as KEDA's operator adds it
+            return so;
+        });
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName("keda-hpa-unkeda").endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(4)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("unkeda").endScaleTargetRef()
+                .endSpec().build()).create();
+
+        edit("unkeda", ec -> ec.getSpec().autoscaling.enabled = false);
+        ExecutorCluster stuck = awaitCondition("unkeda", Conditions.AUTOSCALING, "False", Autoscaler.SCALED_OBJECT_NOT_REMOVED);
+        assertThat(condition(stuck, Conditions.AUTOSCALING).getMessage()).contains("ScaledObject unkeda, deleted at")
+                .contains("[finalizer.keda.sh]").contains("KEDA's operator");
+        assertThat(condition(stuck, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+        assertThat(condition(stuck, Conditions.DEGRADED).getReason()).isEqualTo(Autoscaler.SCALED_OBJECT_NOT_REMOVED);
+
+        // KEDA's operator back: it removes its HPA, then its finalizer.
+        client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).withName("keda-hpa-unkeda").delete();
+        scaledObjects.withName("unkeda").edit(so -> {
+            so.getMetadata().setFinalizers(List.of());
+            return so;
+        });
+        ExecutorCluster done = awaitCondition("unkeda", Conditions.AUTOSCALING, "False", "Disabled");
+        assertThat(condition(done, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+    }
+
     /** A HorizontalPodAutoscaler of the given name on the StatefulSet "auto" (KEDA's, by its name, or someone's own). */
     private void hpaOnAuto(String name) {
         client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).resource(new HorizontalPodAutoscalerBuilder()
