@@ -61,13 +61,9 @@ public final class OptimisticAcquisition implements AcquisitionStrategy {
     @Override
     public Acquisition acquire(Connection c, int max) throws SQLException {
         List<Candidate> candidates = new ArrayList<>(max);
-        boolean leavingOut = !refused.none();
-        try (PreparedStatement ps = c.prepareStatement(leavingOut ? selectCandidatesLeavingOut : selectCandidates)) {
-            int next = 1;
-            if (leavingOut) {
-                ps.setArray(next++, c.createArrayOf("bigint", refused.current()));
-            }
-            ps.setInt(next, max);
+        RefusedRows.Choice statement = refused.choose(selectCandidates, selectCandidatesLeavingOut);
+        try (PreparedStatement ps = c.prepareStatement(statement.sql())) {
+            ps.setInt(statement.bind(c, ps, 1), max);
             try (ResultSet rs = IndexPlans.executeQuery(ps)) {
                 while (rs.next()) {
                     candidates.add(new Candidate(rs.getLong(1), rs.getInt(2), rs.getString(3)));

@@ -91,16 +91,14 @@ final class PageLocker {
     }
 
     private Optional<Acquisition> lockPage(Connection c, int limit) throws SQLException {
-        boolean leavingOut = !refused.none();
-        try (PreparedStatement ps = c.prepareStatement(leavingOut ? pageLeavingOut : page)) {
+        RefusedRows.Choice statement = refused.choose(page, pageLeavingOut);
+        try (PreparedStatement ps = c.prepareStatement(statement.sql())) {
             int next = 1;
             if (globalLock != null) {
                 globalLock.bindTry(ps);
                 next += GlobalAcquireLock.GATE_PARAMETERS;
             }
-            if (leavingOut) {
-                ps.setArray(next++, c.createArrayOf("bigint", refused.current()));
-            }
+            next = statement.bind(c, ps, next);
             ps.setInt(next, limit);
             ps.setString(next + 1, owner);
             ps.setLong(next + 2, lockExpiryMillis);

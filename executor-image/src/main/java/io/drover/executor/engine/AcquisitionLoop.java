@@ -210,12 +210,10 @@ final class AcquisitionLoop {
      */
     private void idle() throws InterruptedException {
         long wait = Math.min(intervalMillis, strays.nextCheckInMillis());
-        boolean leavingOut = !refused.none();
+        RefusedRows.Choice statement = refused.choose(nextDueSql, nextDueLeavingOutSql);
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(leavingOut ? nextDueLeavingOutSql : nextDueSql)) {
-            if (leavingOut) {
-                ps.setArray(1, c.createArrayOf("bigint", refused.current()));
-            }
+             PreparedStatement ps = c.prepareStatement(statement.sql())) {
+            statement.bind(c, ps, 1);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     long nextDue = rs.getLong(1);

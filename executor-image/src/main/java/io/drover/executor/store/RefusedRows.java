@@ -1,5 +1,8 @@
 package io.drover.executor.store;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -35,6 +38,27 @@ public final class RefusedRows {
     public Long[] current() {
         forgetPast();
         return until.keySet().toArray(Long[]::new);
+    }
+
+    /**
+     * The statement to run now: {@code leavingOut} (its list parameter bound by
+     * {@link Choice#bind}) when rows are left out, else {@code usual}, which binds no list, so
+     * the usual page's statement is unchanged by this class.
+     */
+    public Choice choose(String usual, String leavingOut) {
+        return none() ? new Choice(usual, null) : new Choice(leavingOut, current());
+    }
+
+    /** A statement chosen by {@link #choose}, and the ids it leaves out (null: none, no parameter). */
+    public record Choice(String sql, Long[] ids) {
+        /** Binds the ids left out at {@code index}, if the statement takes them; returns the next parameter's index. */
+        public int bind(Connection c, PreparedStatement ps, int index) throws SQLException {
+            if (ids == null) {
+                return index;
+            }
+            ps.setArray(index, c.createArrayOf("bigint", ids));
+            return index + 1;
+        }
     }
 
     /** True when no row is left out now (the statement needs no list). */
