@@ -213,9 +213,11 @@ class HelmChartTest {
         for (String ns : List.of("img-system", "img-team")) {
             kubectl("create", "namespace", ns);
         }
+        var client = TestCluster.get().client();
+        // Applied before the list: it runs an image the list will not have.
+        Clusters.create(client, "img-team", Clusters.yaml("legacy", "image: ghcr.io/acme/old-executor:1"));
         install("imgs", "img-system", "--set", "watchNamespaces={img-team}",
                 "--set", "executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor,registry.internal}");
-        var client = TestCluster.get().client();
         // The policy takes effect once the API server has loaded it.
         org.awaitility.Awaitility.await("the image policy denies").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> assertThatThrownBy(() -> Clusters.create(client, "img-team",
@@ -227,6 +229,18 @@ class HelmChartTest {
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-a", "image: ghcr.io/acme/drover-executor:0.2"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-b", "image: registry.example.com/drover/custom@sha256:0a1b"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-c", ""))).as("the default image").isNotNull();
+
+        // The cluster applied before the list: only its image is judged, and only when it changes.
+        // Its other edits pass (a denied metadata write also kept the garbage collector from
+        // removing a foreground deletion's finalizer: the cluster stayed Terminating for good).
+        Result label = kubectl("-n", "img-team", "label", "executorcluster", "legacy", "team=payments");
+        assertThat(label.exit()).as(label.output()).isZero();
+        Result other = kubectl("-n", "img-team", "patch", "executorcluster", "legacy", "--type=merge", "-p", "{\"spec\":{\"threads\":8}}");
+        assertThat(other.exit()).as(other.output()).isZero();
+        Result image = kubectl("-n", "img-team", "patch", "executorcluster", "legacy", "--type=merge",
+                "-p", "{\"spec\":{\"image\":\"ghcr.io/acme/old-executor:2\"}}");
+        assertThat(image.exit()).isNotZero();
+        assertThat(image.output()).contains("spec.image: ghcr.io/acme/old-executor:2 is not among the allowed executor images");
     }
 
     @Test
