@@ -58,6 +58,10 @@ public final class Autoscaler {
      * node count for good.
      */
     public static final String SCALED_OBJECT_NOT_REMOVED = "ScaledObjectNotRemoved";
+    /** KEDA's ScaledObject carries its pause annotation: nobody scales the fleet meanwhile. */
+    public static final String SCALED_OBJECT_PAUSED = "ScaledObjectPaused";
+    static final String PAUSED = "autoscaling.keda.sh/paused";
+    static final String PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas";
 
     private Autoscaler() {
     }
@@ -170,7 +174,26 @@ public final class Autoscaler {
             return new Outcome(false, true, SCALED_OBJECT_NOT_READY, "KEDA ScaledObject " + Names.scaledObject(ec)
                     + " is not ready (" + why + "): the fleet keeps its current size until it is");
         }
+        String paused = pausedBy(so);
+        if (paused != null) {
+            // A maintenance pause, not a fault: KEDA keeps its Ready condition True meanwhile, so
+            // a cluster at 0 nodes said Ready while nothing would wake it for the jobs coming due.
+            return new Outcome(false, true, SCALED_OBJECT_PAUSED, "KEDA ScaledObject " + Names.scaledObject(ec)
+                    + " is paused (" + paused + "): KEDA does not scale the fleet until the annotation is removed");
+        }
         return new Outcome(true, true, "KedaScaling", "KEDA scales the StatefulSet on the jobs due and in hand: " + target);
+    }
+
+    /** KEDA's pause annotation on the ScaledObject, as written, or null when it is not paused. */
+    static String pausedBy(GenericKubernetesResource so) {
+        Map<String, String> annotations = so == null ? null : so.getMetadata().getAnnotations();
+        if (annotations == null) {
+            return null;
+        }
+        if (annotations.containsKey(PAUSED_REPLICAS)) {
+            return PAUSED_REPLICAS + ": " + annotations.get(PAUSED_REPLICAS);
+        }
+        return "true".equalsIgnoreCase(annotations.get(PAUSED)) ? PAUSED + ": true" : null;
     }
 
     /** A refusal of the object as written (invalid, forbidden, denied by a webhook or a policy), as opposed to a failure to ask. */
@@ -187,7 +210,6 @@ public final class Autoscaler {
         return io.drover.operator.resources.Ownership.ownedBy(so, ec) ? null : so.getMetadata().getName();
     }
 
-    /** The HorizontalPodAutoscalers that scale the cluster's StatefulSet (KEDA's, or someone's own). */
     /**
      * Why KEDA's HPA is still there, when its ScaledObject was deleted longer than
      * {@code patience} ago and still waits for a finalizer (KEDA's: its operator removes the HPA,
@@ -211,6 +233,7 @@ public final class Autoscaler {
                 + " and remove the ScaledObject's finalizer";
     }
 
+    /** The HorizontalPodAutoscalers that scale the cluster's StatefulSet (KEDA's, or someone's own). */
     static List<io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler> hpasOn(KubernetesClient client,
                                                                                              ExecutorCluster ec) {
         return client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ec.getMetadata().getNamespace())

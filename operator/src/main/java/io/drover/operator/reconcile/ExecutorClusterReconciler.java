@@ -635,6 +635,10 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
                         : new Bottleneck.Diagnosis(bottleneck.getStatus(), bottleneck.getReason(), bottleneck.getMessage()));
         ExecutorCluster patch = statusPatch(ec);
         patch.setStatus(ClusterStatus.of(ec, current, findings));
+        // A Warning as for every other Degraded reason (it was the one without, so the next good
+        // pass's "Recovered (was ReconcileFailed)" followed no Warning); once per failure, not
+        // per retry: the stored status then says ReconcileFailed already.
+        degradedEvents(ec, patch.getStatus(), context.getClient());
         gauges.record(ec, patch.getStatus()); // or the alerts on ready and wanted nodes go blind for this cluster
         return ErrorStatusUpdateControl.patchStatus(patch);
     }

@@ -249,6 +249,7 @@ public final class ClusterStatus {
                 || Autoscaler.SCALED_OBJECT_NOT_READY.equals(autoscaling.reason())
                 || Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscaling.reason())
                 || Autoscaler.SCALED_OBJECT_NOT_WRITTEN.equals(autoscaling.reason())
+                || Autoscaler.SCALED_OBJECT_PAUSED.equals(autoscaling.reason())
                 || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscaling.reason()));
     }
 

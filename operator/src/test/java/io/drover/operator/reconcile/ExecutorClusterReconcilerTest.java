@@ -776,6 +776,34 @@ class ExecutorClusterReconcilerTest {
     }
 
     /**
+     * A paused ScaledObject (KEDA's annotation, for maintenance) keeps its Ready condition True:
+     * a cluster KEDA had scaled to 0 said Ready and KedaScaling while nothing would start a node
+     * for the jobs coming due.
+     */
+    @Test
+    void aPausedScaledObjectIsNotTakenForAWorkingAutoscaler() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("paused", "autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 4}"));
+        GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "paused"));
+        so.getAdditionalProperties().put("status", Map.of("conditions", List.of(Map.of("type", "Ready", "status", "True",
+                "reason", "ScaledObjectReady", "message", "ScaledObject is defined correctly and is ready for scaling"))));
+        var scaledObjects = client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns);
+        scaledObjects.resource(so).updateStatus();
+        ExecutorCluster scaling = awaitCondition("paused", Conditions.AUTOSCALING, "True", "KedaScaling");
+        assertThat(condition(scaling, Conditions.READY).getReason()).isEqualTo("ScaledToZero");
+
+        scaledObjects.withName("paused").edit(o -> {
+            o.getMetadata().setAnnotations(Map.of("autoscaling.keda.sh/paused", "true"));
+            return o;
+        });
+        ExecutorCluster paused = awaitCondition("paused", Conditions.AUTOSCALING, "False", Autoscaler.SCALED_OBJECT_PAUSED);
+        assertThat(condition(paused, Conditions.AUTOSCALING).getMessage()).contains("autoscaling.keda.sh/paused: true");
+        assertThat(condition(paused, Conditions.READY).getStatus()).isEqualTo("False");
+        assertThat(condition(paused, Conditions.READY).getReason()).isEqualTo("ScaledToZeroWithoutAutoscaler");
+    }
+
+    /**
      * Autoscaling turned off while KEDA's operator is down: the deleted ScaledObject waits for
      * KEDA's finalizer, so KEDA's HPA keeps the node count. That said "Disabling" for good, never
      * Degraded; past kedaRemovalPatience (3 s in tests) it is Degraded, naming the finalizer.
@@ -1190,6 +1218,12 @@ class ExecutorClusterReconcilerTest {
                 .contains("no Services in this namespace");
         assertThat(operatorMetrics()).contains("drover_cluster_degraded{drover_cluster=\"quota\",namespace=\"" + ns
                 + "\",reason=\"ReconcileFailed\"} 1.0");
+        org.awaitility.Awaitility.await("a Warning event ReconcileFailed").atMost(TIMEOUT)
+                .until(() -> events("quota", "ReconcileFailed"), e -> !e.isEmpty());
+        assertThat(events("quota", "ReconcileFailed")).first().satisfies(e -> {
+            assertThat(e.getType()).isEqualTo("Warning");
+            assertThat(e.getNote()).contains("no Services in this namespace");
+        });
 
         // Past the default retries' last attempt, then the cause goes, with no event for the cluster.
         Duration sinceFailure = Duration.ofNanos(System.nanoTime() - firstFailure);
