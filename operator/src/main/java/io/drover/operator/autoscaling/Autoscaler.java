@@ -89,7 +89,9 @@ public final class Autoscaler {
                 delete(client, ec);
             }
             var hpas = hpasOn(client, ec);
-            String theirs = keda ? someoneElsesScaledObject(client, ec) : null;
+            // Read once: whose it is, and whether it waits for KEDA's finalizer.
+            GenericKubernetesResource so = keda ? scaledObjects(client, ec).withName(Names.scaledObject(ec)).get() : null;
+            String theirs = someoneElses(so, ec);
             if (theirs != null && hpas.stream().anyMatch(hpa -> kedasFor(hpa, ec))) {
                 // The HPA of someone's own ScaledObject of the cluster's name, not one being removed.
                 return new Outcome(false, true, SCALED_BY_ANOTHER_AUTOSCALER, "spec.autoscaling.enabled is false, and"
@@ -97,7 +99,7 @@ public final class Autoscaler {
                         + " node count to it (spec.replicas is not applied)");
             }
             if (hpas.stream().anyMatch(hpa -> kedasFor(hpa, ec))) {
-                String stuck = keda ? removalStuck(client, ec, removalPatience) : null;
+                String stuck = removalStuck(so, ec, removalPatience);
                 if (stuck != null) {
                     return new Outcome(false, true, SCALED_OBJECT_NOT_REMOVED, stuck);
                 }
@@ -203,7 +205,11 @@ public final class Autoscaler {
 
     /** The name of a ScaledObject of the cluster's name that the cluster does not own, or null. */
     private static String someoneElsesScaledObject(KubernetesClient client, ExecutorCluster ec) {
-        GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
+        return someoneElses(scaledObjects(client, ec).withName(Names.scaledObject(ec)).get(), ec);
+    }
+
+    /** The name of {@code so} (a ScaledObject of the cluster's name, or null) when the cluster does not own it, else null. */
+    private static String someoneElses(GenericKubernetesResource so, ExecutorCluster ec) {
         if (so == null) {
             return null;
         }
@@ -211,12 +217,12 @@ public final class Autoscaler {
     }
 
     /**
-     * Why KEDA's HPA is still there, when its ScaledObject was deleted longer than
-     * {@code patience} ago and still waits for a finalizer (KEDA's: its operator removes the HPA,
-     * then the finalizer, within seconds when it runs); else null (being removed).
+     * Why KEDA's HPA is still there, when the cluster's ScaledObject {@code so} (null: none, or
+     * KEDA not installed) was deleted longer than {@code patience} ago and still waits for a
+     * finalizer (KEDA's: its operator removes the HPA, then the finalizer, within seconds when it
+     * runs); else null (being removed).
      */
-    private static String removalStuck(KubernetesClient client, ExecutorCluster ec, Duration patience) {
-        GenericKubernetesResource so = scaledObjects(client, ec).withName(Names.scaledObject(ec)).get();
+    private static String removalStuck(GenericKubernetesResource so, ExecutorCluster ec, Duration patience) {
         String deleted = so == null ? null : so.getMetadata().getDeletionTimestamp();
         if (deleted == null) {
             return null;
