@@ -23,15 +23,48 @@ import java.util.concurrent.TimeUnit;
  * runs, so a node that dies leaves an exact record of the watched runs it had going; payload
  * reads fetch payloads too large to come with the acquired row. Both confirm the lock: a job
  * whose lock went elsewhere is never run here. While the database is unreachable these jobs
- * wait; requests whose lease runs out meanwhile are refused.
+ * wait; requests whose lease runs out meanwhile are refused, and a mark sent meanwhile whose
+ * answer never came is answered {@link #FATE_UNKNOWN}, for its worker to hand the job back.
  */
 final class JobStarter {
     private static final Logger LOG = Logger.getLogger(JobStarter.class);
     private static final int MAX_BATCH = 512;
 
-    private record Request(HeldJobs.Lease lease, boolean mark, CompletableFuture<JobStarts.Started> result) {
+    /**
+     * The answer for a start mark that was sent but whose fate this node could not learn (its
+     * connection failed, and then its lease ran out or the node stopped before a try got an
+     * answer): it may have committed, charging the attempt and setting started_at. The job must
+     * not run (its lease is out, or the node is stopping) and its lock must not just be dropped:
+     * a row left with a mark is counted as a crash when its lock expires, and at maxCrashes
+     * dead-lettered as poison, though it never ran. The worker hands it back instead, giving the
+     * charge back if the mark is there (a negative attempt delta applies only to a marked row,
+     * {@code JobSql.ATTEMPTS_AFTER_RUN}), in its tenure. Compared by identity.
+     */
+    static final JobStarts.Started FATE_UNKNOWN = new JobStarts.Started(0, null);
+
+    private static final class Request {
+        final HeldJobs.Lease lease;
+        final boolean mark;
+        final CompletableFuture<JobStarts.Started> result = new CompletableFuture<>();
+        /** A mark sent to the database without an answer yet; written and read by the starter's thread only. */
+        boolean sent;
+
+        Request(HeldJobs.Lease lease, boolean mark) {
+            this.lease = lease;
+            this.mark = mark;
+        }
+
         long id() {
             return lease.id();
+        }
+
+        boolean mark() {
+            return mark;
+        }
+
+        /** Answers a request given up on: unknown if its mark may have gone in, else not held (nothing written). */
+        boolean giveUp() {
+            return result.complete(sent ? FATE_UNKNOWN : null);
         }
     }
 
@@ -80,7 +113,9 @@ final class JobStarter {
     /**
      * Marks the job started (a suspect's watched run), or reads its payload (an ordinary job
      * with a large payload), and returns its attempt number and payload; null if this node no
-     * longer holds its lock (the job must not run here).
+     * longer holds its lock, or its lease ran out before anything was written (the job must not
+     * run here); {@link #FATE_UNKNOWN} if a mark was sent but no answer came before its lease ran
+     * out or the node stopped (the job must not run, and is to be handed back).
      *
      * <p>Interrupted (a shutdown past its grace period) before the request was taken into a
      * batch, it throws at once: nothing was written. Once taken, the mark may commit and charge
@@ -90,10 +125,10 @@ final class JobStarter {
      * @throws StartRefused when the database refused this job's start
      */
     JobStarts.Started start(HeldJobs.Lease lease, boolean mark) throws InterruptedException {
-        Request request = new Request(lease, mark, new CompletableFuture<>());
+        Request request = new Request(lease, mark);
         pending.add(request);
         try {
-            return request.result().get();
+            return request.result.get();
         } catch (InterruptedException e) {
             if (pending.remove(request)) {
                 throw e; // not yet written: it never starts
@@ -113,7 +148,7 @@ final class JobStarter {
         try {
             while (true) {
                 try {
-                    return request.result().get();
+                    return request.result.get();
                 } catch (InterruptedException again) {
                     // keep waiting: the interrupt is restored on the way out
                 } catch (ExecutionException e) {
@@ -143,10 +178,11 @@ final class JobStarter {
                 pending.drainTo(batch, MAX_BATCH - 1);
                 writeUntilDone(batch);
             } catch (InterruptedException e) {
-                // stop() interrupts: what was not written never starts; the loop condition decides
-                batch.forEach(r -> r.result().complete(null));
+                // stop() interrupts: what was not written never starts, and a mark sent without an
+                // answer is handed back (FATE_UNKNOWN); the loop condition decides
+                batch.forEach(Request::giveUp);
             } catch (RuntimeException | Error e) {
-                batch.forEach(r -> r.result().completeExceptionally(e));
+                batch.forEach(r -> r.result.completeExceptionally(e));
                 LOG.errorf(e, "Start marks failed unexpectedly");
             } finally {
                 batch.clear();
@@ -160,12 +196,13 @@ final class JobStarter {
             beat.beat();
             // A request whose lease ran out while the database was unreachable is refused: its
             // lock may have been swept, and running it could run it twice.
-            batch.removeIf(r -> !held.valid(r.lease()) && r.result().complete(null));
+            batch.removeIf(r -> !held.valid(r.lease) && r.giveUp());
             if (batch.isEmpty()) {
                 return;
             }
-            long sent = System.nanoTime();
+            long sentNanos = System.nanoTime();
             try (Connection c = dataSource.getConnection()) {
+                batch.forEach(r -> r.sent |= r.mark());
                 List<Long> marks = batch.stream().filter(Request::mark).map(Request::id).toList();
                 List<Long> reads = batch.stream().filter(r -> !r.mark()).map(Request::id).toList();
                 Map<Long, JobStarts.Started> marked = marks.isEmpty() ? Map.of() : starts.mark(c, marks);
@@ -175,9 +212,9 @@ final class JobStarter {
                 for (Request r : batch) {
                     JobStarts.Started s = (r.mark() ? marked : read).get(r.id());
                     if (s != null && r.mark()) {
-                        held.renewed(r.lease(), sent); // the mark renewed the lock
+                        held.renewed(r.lease, sentNanos); // the mark renewed the lock
                     }
-                    r.result().complete(s);
+                    r.result.complete(s);
                 }
                 return;
             } catch (Exception e) {
@@ -203,7 +240,7 @@ final class JobStarter {
      */
     private void refused(List<Request> batch, Exception e) throws InterruptedException {
         if (batch.size() == 1) {
-            batch.getFirst().result().completeExceptionally(new StartRefused(e));
+            batch.getFirst().result.completeExceptionally(new StartRefused(e));
             return;
         }
         for (Request r : List.copyOf(batch)) {
@@ -219,7 +256,7 @@ final class JobStarter {
             thread.join(max);
         }
         for (Request r; (r = pending.poll()) != null; ) {
-            r.result().complete(null);
+            r.result.complete(null);
         }
     }
 }

@@ -261,6 +261,16 @@ final class WorkerPool {
             try {
                 JobStarts.Started s = watched || job.payloadDeferred() ? starter.start(lease, watched)
                         : new JobStarts.Started(job.attempts() + 1, job.payload());
+                if (s == JobStarter.FATE_UNKNOWN) {
+                    // Its start mark was sent, and no answer came before its lease ran out or the
+                    // node stopped: not run, and handed back in its tenure, the mark's charge given
+                    // back if the mark went in. Dropped instead, a mark that went in would be
+                    // counted as a crash (and at maxCrashes as poison) when its lock expired.
+                    settle(lease, new Outcome.Retry(job, 0, "its start could not be confirmed (the database"
+                            + " stopped answering): handed back, not run", -1));
+                    settled = true;
+                    return;
+                }
                 if (s == null) {
                     if (held.drop(lease)) { // its lock is gone: whoever holds it now runs it
                         metrics.notStarted(1);

@@ -817,9 +817,13 @@ public final class JobSql {
 
     /**
      * A row's attempts after a run's outcome: the batch's delta (+1 a failed run no start mark
-     * charged, 0, or -1 to give a mark's charge back), capped, never below 0.
+     * charged, 0, or -1 to give a mark's charge back), capped, never below 0. A give-back applies
+     * only to a row that carries a mark (started_at, which only the mark sets, and every unlock
+     * clears): a worker whose mark's answer was lost gives back a charge it cannot know was made
+     * ({@code JobStarter.FATE_UNKNOWN}).
      */
-    private static final String ATTEMPTS_AFTER_RUN = "greatest(" + plusCapped("j.attempts", "f.delta") + ", 0)";
+    private static final String ATTEMPTS_AFTER_RUN = "greatest(" + plusCapped("j.attempts",
+            "case when f.delta < 0 and j.started_at is null then 0 else f.delta end") + ", 0)";
 
     /**
      * A counter plus a small delta (attempts, crashes, deferrals), capped below the int's end so

@@ -47,8 +47,9 @@ public final class JobStarts {
      * it (and, its lease run out meanwhile, dropped the job unstarted) would record a run that
      * never happened, which the sweep then counts as a crash, and at maxCrashes as poison
      * (LateStatementsTest). That narrows the window to the COMMIT's own round trip: a COMMIT
-     * whose answer is lost has the same effect (docs/engine.md). One round trip more per group
-     * of suspects.
+     * whose answer is lost leaves the node not knowing, and it hands the job back with the charge
+     * given back if the mark went in ({@code JobStarter.FATE_UNKNOWN}). One round trip more per
+     * group of suspects.
      */
     public Map<Long, Started> mark(Connection c, Collection<Long> ids) throws SQLException {
         return Transactions.run(c, () -> {

@@ -5,6 +5,7 @@ import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.Tables;
+import io.drover.executor.testing.CommitReplyLost;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -72,5 +73,43 @@ class JobStarterTest {
         assertThat(stillInterrupted).as("the interrupt is kept for the worker").isTrue();
         assertThat(jobs.count("select attempts from {s}.job where id = " + id))
                 .as("the mark charged the attempt: the worker gives it back").isEqualTo(1);
+    }
+
+    /**
+     * A mark's COMMIT goes in but its answer is lost, and the node stops while the starter backs
+     * off: the mark may have gone in, so the answer is neither a start (the job must not run) nor
+     * "not held" (the worker would drop the job, and its lapsed lock with the mark in it would be
+     * counted as a crash): it is {@link JobStarter#FATE_UNKNOWN}, for the worker to hand the job
+     * back with the charge given back.
+     */
+    @Test
+    void aStopWhileAMarksAnswerIsLostAnswersThatItsFateIsUnknown() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.execute("insert into {s}.job (type, payload, suspect, locked_by, lock_expires_at)"
+                + " values ('noop', '', true, '" + OWNER + "', now() + interval '1 minute')");
+        long id = jobs.count("select max(id) from {s}.job");
+        HeldJobs held = new HeldJobs(Duration.ofMinutes(1).toNanos());
+        HeldJobs.Lease lease = held.acquired(List.of(new AcquiredJob(id, 1, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0,
+                true)), System.nanoTime()).getFirst();
+        JobSql sql = new JobSql(new Tables(schema));
+        CommitReplyLost network = new CommitReplyLost(db, sql.markStarted());
+        JobStarter starter = new JobStarter(network, new JobStarts(sql, OWNER, Duration.ofMinutes(1)),
+                held, new DatabaseHealth(), new Heartbeats(), 1000, "node-a");
+        starter.start();
+        AtomicReference<Object> answer = new AtomicReference<>();
+        Thread worker = Thread.ofPlatform().start(() -> {
+            try {
+                answer.set(starter.start(lease, true));
+            } catch (Throwable t) {
+                answer.set(t);
+            }
+        });
+        assertThat(network.awaitReplyLost(Duration.ofSeconds(10))).as("the mark committed, its answer lost").isTrue();
+        Thread.sleep(300); // the starter backs off, the database away
+        starter.stop(Duration.ofSeconds(10));
+        worker.join(Duration.ofSeconds(10));
+        assertThat(answer.get()).as("the answer").isSameAs(JobStarter.FATE_UNKNOWN);
+        assertThat(jobs.count("select attempts from {s}.job where id = " + id)).as("the mark went in").isEqualTo(1);
     }
 }

@@ -261,6 +261,34 @@ class CompletionWriterTest {
     }
 
     /** One job, locked by {@link #OWNER} as an acquisition leaves it (at version {@link #TENURE}). */
+    /**
+     * A give-back (attempt delta -1) undoes a start mark's charge, and so applies only to a row
+     * that carries a mark: a worker whose mark's answer was lost hands its job back with one,
+     * not knowing whether the mark went in (LostStartMarkReplyTest). Without a mark the row's
+     * attempts stand, for retries and deferrals alike.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = {"RETRY", "DEFER"})
+    void aGiveBackUndoesOnlyAChargeAMarkMade(Kind kind) throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        long unmarked = heldJob(jobs);
+        long marked = heldJob(jobs);
+        jobs.execute("update {s}.job set attempts = 2");
+        jobs.execute("update {s}.job set started_at = now() where id = " + marked);
+        CompletionWriter writer = new CompletionWriter(new JobSql(new Tables(schema)), OWNER);
+        try (Connection c = db.getConnection()) {
+            writer.write(c, new Batch().add(new Entry(kind, unmarked, TENURE, 0, "handed back", -1))
+                    .add(new Entry(kind, marked, TENURE, 0, "handed back", -1)));
+        }
+        assertThat(jobs.count("select attempts from {s}.job where id = " + unmarked)).as("no mark: nothing to give back")
+                .isEqualTo(2);
+        assertThat(jobs.count("select attempts from {s}.job where id = " + marked)).as("the mark's charge given back")
+                .isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.job where locked_by is null and started_at is null"))
+                .as("both unlocked, unmarked").isEqualTo(2);
+    }
+
     private static long heldJob(Jobs jobs) {
         jobs.execute("insert into {s}.job (type, locked_by, lock_expires_at, version) values ('noop', '" + OWNER
                 + "', now() + interval '1 minute', " + TENURE + ")");
