@@ -2,6 +2,7 @@ package io.drover.operator.metrics;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterStatus;
+import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.status.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.micrometer.core.instrument.Gauge;
@@ -29,6 +30,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code drover_cluster_bottleneck{reason}}: 1 for the Bottleneck condition's current reason</li>
  *   <li>{@code drover_cluster_degraded{reason}}: the Degraded condition, 1 (True) or 0 (False), for its
  *   current reason: the operator cannot apply the spec, or the pods cannot run</li>
+ *   <li>{@code drover_cluster_autoscaled}: 1 while spec.autoscaling.enabled is true, else 0. At 0
+ *   ready nodes only KEDA watches the backlog, and KEDA's operator keeps no status that says it
+ *   is down (its ScaledObject stays Ready): the alert DroverAutoscalerSilent reads this beside
+ *   KEDA's own metric for the cluster, which goes missing with it.</li>
  * </ul>
  * Tagged {@code namespace} and {@code drover_cluster} (the operator's PodMonitor keeps them:
  * honorLabels). Clusters are reconciled every figuresInterval; one not seen for
@@ -87,6 +92,7 @@ public class ClusterGauges {
         c.seen = now;
         c.wanted = status.desiredReplicas == null ? 0 : status.desiredReplicas;
         c.ready = status.readyReplicas == null ? 0 : status.readyReplicas;
+        c.autoscaled = Autoscaler.wanted(ec) ? 1 : 0;
         c.bottleneck.follow(condition(status, Conditions.BOTTLENECK), cond -> 1);
         c.degraded.follow(condition(status, Conditions.DEGRADED),
                 cond -> "True".equals(cond.getStatus()) ? 1 : 0);
@@ -103,6 +109,8 @@ public class ClusterGauges {
                 .tags(tags).description("Executor nodes the cluster wants now (spec or autoscaler)"));
         c.register(Gauge.builder("drover.cluster.nodes.ready", c, x -> x.fresh(clock.instant()) ? x.ready : Double.NaN)
                 .tags(tags).description("Executor nodes ready"));
+        c.register(Gauge.builder("drover.cluster.autoscaled", c, x -> x.fresh(clock.instant()) ? x.autoscaled : Double.NaN)
+                .tags(tags).description("1 while spec.autoscaling.enabled is true (KEDA owns the node count), else 0"));
         c.bottleneck = new ReasonGauge(c, "drover.cluster.bottleneck", "1 for the reason of the cluster's Bottleneck condition");
         c.degraded = new ReasonGauge(c, "drover.cluster.degraded",
                 "The cluster's Degraded condition (1 True, 0 False), tagged with its reason");
@@ -125,6 +133,7 @@ public class ClusterGauges {
         volatile Instant seen;
         volatile double wanted;
         volatile double ready;
+        volatile double autoscaled;
         ReasonGauge bottleneck;
         ReasonGauge degraded;
 

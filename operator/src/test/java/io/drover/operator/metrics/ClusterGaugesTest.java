@@ -30,6 +30,19 @@ class ClusterGaugesTest {
         assertThat(gauge("drover.cluster.nodes.ready")).isEqualTo(3);
     }
 
+    /** For DroverAutoscalerSilent: 1 while KEDA owns the node count, 0 once autoscaling is turned off. */
+    @Test
+    void theAutoscaledGaugeFollowsTheSpec() {
+        gauges.record(ec, status(1, 1, "Idle"));
+        assertThat(gauge("drover.cluster.autoscaled")).as("spec.autoscaling absent").isZero();
+        ExecutorCluster autoscaled = Clusters.parse(Clusters.yaml("payments", "autoscaling:\n  enabled: true\n"));
+        autoscaled.getMetadata().setNamespace("team");
+        gauges.record(autoscaled, status(0, 0, "Idle"));
+        assertThat(gauge("drover.cluster.autoscaled")).isEqualTo(1);
+        clock.advance(ClusterGauges.STALE_AFTER.plusSeconds(1));
+        assertThat(gauge("drover.cluster.autoscaled")).as("not reconciled: no alert compares NaN true").isNaN();
+    }
+
     @Test
     void theBottleneckGaugeCarriesTheCurrentReasonOnly() {
         gauges.record(ec, status(1, 1, "PoolSaturated"));

@@ -455,11 +455,12 @@ class ExecutorClusterReconcilerTest {
         assertThat(ec.getStatus().readyReplicas).isEqualTo(2);
         assertThat(ec.getStatus().observedGeneration).isEqualTo(ec.getMetadata().getGeneration());
 
-        // What the alerts read (DroverNodesNotReady, DroverScalingCapped): the operator's gauges.
+        // What the alerts read (DroverNodesNotReady, DroverScalingCapped, DroverAutoscalerSilent): the operator's gauges.
         String metrics = operatorMetrics();
         assertThat(metrics).contains("drover_cluster_nodes_ready{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
                 "drover_cluster_nodes_wanted{drover_cluster=\"status\",namespace=\"" + ns + "\"} 2.0",
-                "drover_cluster_bottleneck{drover_cluster=\"status\",namespace=\"" + ns + "\",reason=\"");
+                "drover_cluster_bottleneck{drover_cluster=\"status\",namespace=\"" + ns + "\",reason=\"",
+                "drover_cluster_autoscaled{drover_cluster=\"status\",namespace=\"" + ns + "\"} 0.0");
         for (String series : operatorSeriesQueried()) {
             assertThat(metrics).as(series + ", read by the chart's alerts or dashboard").containsPattern("(?m)^" + series + "\\{");
         }
