@@ -16,13 +16,20 @@ public final class HandlerRegistry {
     }
 
     /**
-     * @throws IllegalArgumentException if two handlers claim the same type: silently picking
-     *     one would run jobs with code the user did not expect.
+     * @throws IllegalArgumentException if a handler names no type (start-up failed on a bare
+     *     NullPointerException from the map, which did not say which handler), or if two handlers
+     *     claim the same type: silently picking one would run jobs with code the user did not expect.
      */
     public static HandlerRegistry of(Collection<? extends JobHandler> handlers) {
         Map<String, JobHandler> map = new TreeMap<>();
         for (JobHandler handler : handlers) {
-            JobHandler previous = map.putIfAbsent(handler.type(), handler);
+            String type = handler.type();
+            if (type == null || type.isBlank()) {
+                throw new IllegalArgumentException("handler " + handler.getClass().getName() + " names no job type: its"
+                        + " type() returned " + (type == null ? "null" : "'" + type + "'")
+                        + "; it must return the type of the jobs it runs");
+            }
+            JobHandler previous = map.putIfAbsent(type, handler);
             if (previous != null && previous.getClass() != handler.getClass()) {
                 throw new IllegalArgumentException("two handlers for job type '" + handler.type() + "': "
                         + previous.getClass().getName() + " and " + handler.getClass().getName());
