@@ -77,10 +77,14 @@ class BodyBudgetTest {
     }
 
     private static Socket halfSent(String path, String body) throws Exception {
+        return halfSent(path, "Bearer " + WithApiToken.TOKEN.strip(), body);
+    }
+
+    private static Socket halfSent(String path, String authorization, String body) throws Exception {
         Socket socket = new Socket("localhost", RestAssured.port);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
-        out.write(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + WithApiToken.TOKEN.strip()
+        out.write(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + authorization
                 + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII));
         out.write(bytes, 0, bytes.length / 2);
@@ -154,5 +158,24 @@ class BodyBudgetTest {
         try (Socket socket = halfSent("/api;x=1/v1/jobs", job("matrix-" + UUID.randomUUID(), 40 * 1024))) {
             assertThat(refusedWhileHeld(job("probe-" + UUID.randomUUID(), 30 * 1024)).statusCode()).isEqualTo(503);
         }
+    }
+
+    /**
+     * Bodies the API will never read hold no room: a caller without the write token is answered
+     * (401) before its body is read, and the room its headers took comes back with that answer.
+     * A stranger holding bodies half-sent must not keep writers' enqueues at 503.
+     */
+    @Test
+    void aBodyWithoutTheWriteTokenTakesNoRoom() throws Exception {
+        String type = "beside-strangers-" + UUID.randomUUID();
+        try (Socket none = halfSent("/api/v1/jobs", "Basic eDp5", job("stranger-" + UUID.randomUUID(), 40 * 1024));
+             Socket wrong = halfSent("/api/v1/jobs", "Bearer not-the-token", job("stranger-" + UUID.randomUUID(), 40 * 1024))) {
+            Thread.sleep(500); // their headers read
+            for (int i = 0; i < 5; i++) {
+                assertThat(post(job(type, 30 * 1024)).statusCode()).as("a writer's enqueue beside two strangers' bodies")
+                        .isEqualTo(201);
+            }
+        }
+        assertThat(jobsOfType(type)).isEqualTo(5);
     }
 }
