@@ -35,17 +35,35 @@ public final class Ownership {
     /** Why the cluster may not write these objects, naming each one taken by someone else; empty if none is. */
     public static Optional<String> taken(KubernetesClient client, ExecutorCluster ec, List<Target> writes) {
         List<String> taken = new ArrayList<>();
+        boolean allLeaving = true;
         for (Target t : writes) {
             HasMetadata existing = get(client, ec, t);
             if (existing != null && !ownedBy(existing, ec)) {
-                taken.add(t.kind() + " " + t.name() + " exists and is not this cluster's");
+                boolean leaving = existing.getMetadata().getDeletionTimestamp() != null;
+                allLeaving &= leaving;
+                taken.add(t.kind() + " " + t.name() + (leaving ? leaving(existing) : " exists and is not this cluster's"));
             }
         }
         if (taken.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(String.join("; ", taken) + ": the operator writes only objects it created for this cluster;"
-                + " rename the ExecutorCluster, or remove or rename those objects");
+                + (allLeaving ? " it writes its own once those are gone"
+                : " rename the ExecutorCluster, or remove or rename those objects"));
+    }
+
+    /**
+     * An object of the name that is being deleted: most often an earlier cluster's of the same
+     * name, deleted and created again, whose object waits for a finalizer (a ScaledObject for
+     * KEDA's, while KEDA's operator is down). "Exists and is not this cluster's; rename" sent the
+     * user after the wrong thing: it goes by itself once its finalizers are removed.
+     */
+    private static String leaving(HasMetadata existing) {
+        List<String> finalizers = existing.getMetadata().getFinalizers();
+        return " is being deleted (since " + existing.getMetadata().getDeletionTimestamp() + ")"
+                + (finalizers == null || finalizers.isEmpty() ? ""
+                : ", waiting for its finalizers " + finalizers + ", which the controllers that added them remove"
+                + (finalizers.stream().anyMatch(f -> f.contains("keda")) ? " (KEDA's: is KEDA's operator running?)" : ""));
     }
 
     /** Deletes the object if this cluster owns it; leaves anyone else's alone. */

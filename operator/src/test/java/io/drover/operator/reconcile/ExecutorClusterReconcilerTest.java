@@ -874,6 +874,59 @@ class ExecutorClusterReconcilerTest {
         assertThat(client.secrets().inNamespace(ns).withName("jobs-db").get()).isNotNull();
     }
 
+    /**
+     * A cluster deleted and created again while KEDA's operator is down: its earlier ScaledObject
+     * waits for KEDA's finalizer, and blocks the new cluster's name. The cluster said it "exists
+     * and is not this cluster's: rename the ExecutorCluster", sending the user after the wrong
+     * thing; it now says the object is being deleted, what it waits for, and that the cluster goes
+     * on once it is gone, which it does.
+     */
+    @Test
+    @Order(7)
+    void anEarlierClustersObjectBeingDeletedIsNamedAsSuchAndTheClusterGoesOnOnceItIsGone() {
+        TestCluster.get().ensureGarbageCollector();
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        String yaml = Clusters.yaml("again", "autoscaling: {enabled: true}");
+        Clusters.create(client, ns, yaml);
+        await("ScaledObject", () -> keda("ScaledObject", "again"));
+        var scaledObjects = client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns);
+        scaledObjects.withName("again").edit(so -> {
+            so.getMetadata().setFinalizers(List.of("finalizer.keda.sh")); // as KEDA's operator adds it
+            return so;
+        });
+        client.resources(ExecutorCluster.class).inNamespace(ns).withName("again").delete();
+        // The garbage collector deletes the cluster's objects; the ScaledObject's deletion waits
+        // on KEDA's finalizer, KEDA's operator being down. (KEDA's objects are deleted here as the
+        // collector does it: it may take a while to discover kinds installed a moment ago.)
+        scaledObjects.withName("again").delete();
+        org.awaitility.Awaitility.await("the old cluster and its StatefulSet gone").atMost(TIMEOUT).until(() ->
+                client.resources(ExecutorCluster.class).inNamespace(ns).withName("again").get() == null
+                        && client.apps().statefulSets().inNamespace(ns).withName("again").get() == null);
+        var triggerAuthentications = client.genericKubernetesResources("keda.sh/v1alpha1", "TriggerAuthentication").inNamespace(ns);
+        triggerAuthentications.withName("again-db").delete(); // after the old cluster's last pass, which may write it
+        org.awaitility.Awaitility.await("its TriggerAuthentication gone").atMost(TIMEOUT)
+                .until(() -> triggerAuthentications.withName("again-db").get() == null);
+        assertThat(keda("ScaledObject", "again").getMetadata().getDeletionTimestamp()).as("terminating").isNotNull();
+
+        Clusters.create(client, ns, yaml);
+        ExecutorCluster blocked = awaitCondition("again", Conditions.DEGRADED, "True", "NameTaken");
+        assertThat(condition(blocked, Conditions.DEGRADED).getMessage())
+                .contains("ScaledObject again is being deleted (since ")
+                .contains("waiting for its finalizers [finalizer.keda.sh]").contains("is KEDA's operator running?")
+                .contains("it writes its own once those are gone").doesNotContain("rename");
+
+        // KEDA's operator back: it removes its finalizer, and the new cluster is written whole.
+        scaledObjects.withName("again").edit(so -> {
+            so.getMetadata().setFinalizers(List.of());
+            return so;
+        });
+        awaitCondition("again", Conditions.DEGRADED, "False", "AsExpected");
+        ExecutorCluster current = client.resources(ExecutorCluster.class).inNamespace(ns).withName("again").get();
+        assertThat(keda("ScaledObject", "again").getMetadata().getOwnerReferences()).as("the new cluster's")
+                .anyMatch(r -> r.getUid().equals(current.getMetadata().getUid()));
+    }
+
     @Test
     void aDrainMayEvictAnExecutorThatIsNotReadyButNoReadyOneBeyondTheBudget() {
         Clusters.dbSecret(client, ns, "pw");
