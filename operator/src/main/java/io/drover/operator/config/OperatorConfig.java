@@ -52,6 +52,15 @@ public interface OperatorConfig {
     Duration kedaRemovalPatience();
 
     /**
+     * How long a wanted executor pod may stay not ready while a roll or a scale is under way
+     * before the cluster's Progressing turns False, ProgressDeadlineExceeded (with a Warning
+     * event): the StatefulSet controller waits for that pod, so the roll has stopped. As a
+     * Deployment's progressDeadlineSeconds: 10 minutes.
+     */
+    @WithDefault("10m")
+    Duration progressDeadline();
+
+    /**
      * How often each cluster's Secrets are read again (by name, with get), so a rotated
      * password rolls the executors. The operator has no Secret informer: it may not list or
      * watch Secrets (docs/security.md).

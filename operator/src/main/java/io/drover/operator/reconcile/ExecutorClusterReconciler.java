@@ -26,6 +26,7 @@ import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
 import io.drover.operator.status.CreationFailures;
 import io.drover.operator.status.PodProblems;
+import io.drover.operator.status.RollStall;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
@@ -518,7 +519,10 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         List<Pod> clusterPods = podsOf(ec, sts);
         boolean figures = sts != null && ec.getSpec().engine != Engine.Flowable;
         Map<String, NodeReading> readings = figures ? scraper.read(clusterPods) : Map.of();
-        ClusterStatus.Findings found = findings.withPods(podProblem(client, sts, clusterPods, readings));
+        ClusterStatus.Findings found = findings.withPods(podProblem(client, sts, clusterPods, readings))
+                .withStall(sts == null ? Optional.empty() : RollStall.find(clusterPods,
+                        sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas(), Instant.now(),
+                        config.progressDeadline()));
         if (sts != null && ec.getSpec().engine == Engine.Flowable) {
             // Flowable's executor has no figures endpoint: its nodes serve metrics only.
             found = found.withFigures(null, new Bottleneck.Diagnosis("Unknown", "NotReported",
@@ -541,6 +545,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         ExecutorCluster patch = statusPatch(ec);
         patch.setStatus(status);
         degradedEvents(ec, patch.getStatus(), client);
+        stallEvent(ec, patch.getStatus(), client);
         gauges.record(ec, patch.getStatus());
         return UpdateControl.patchStatus(patch);
     }
@@ -556,6 +561,16 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             }
         } else if (wasDegraded) {
             events.normal(client, ec, "Recovered", "Diagnose", "No longer degraded (was " + before.getReason() + ")");
+        }
+    }
+
+    /** A Warning when a roll or scale stalls past the progress deadline (Progressing False, ProgressDeadlineExceeded). */
+    private void stallEvent(ExecutorCluster ec, io.drover.operator.api.v1alpha1.ExecutorClusterStatus next, KubernetesClient client) {
+        var before = ec.getStatus() == null ? null : Conditions.find(ec.getStatus().conditions, Conditions.PROGRESSING);
+        var after = Conditions.find(next.conditions, Conditions.PROGRESSING);
+        if (after != null && ClusterStatus.PROGRESS_DEADLINE_EXCEEDED.equals(after.getReason())
+                && (before == null || !ClusterStatus.PROGRESS_DEADLINE_EXCEEDED.equals(before.getReason()))) {
+            events.warning(client, ec, ClusterStatus.PROGRESS_DEADLINE_EXCEEDED, "Roll", after.getMessage());
         }
     }
 

@@ -27,6 +27,8 @@ public final class ClusterStatus {
     static final String RECONCILE_FAILED_AUTOSCALING = "Unknown";
     /** Said of an autoscaling condition carried over a pass that changed nothing. */
     static final String AS_BEFORE = " (as the last applied pass found it: the latest spec is not applied, see Degraded)";
+    /** Progressing's reason for a roll or scale held up by a pod not ready past the progress deadline ({@link RollStall}). */
+    public static final String PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
 
     private ClusterStatus() {
     }
@@ -47,10 +49,11 @@ public final class ClusterStatus {
         private final PodProblems.Problem podProblem;
         private final FleetStatus fleet;
         private final Bottleneck.Diagnosis bottleneck;
+        private final RollStall.Stall stall;
 
         private Findings(boolean specApplied, boolean autoscalingActive, String autoscalingReason, String autoscalingMessage,
                          String problemReason, String problemMessage, PodProblems.Problem podProblem,
-                         FleetStatus fleet, Bottleneck.Diagnosis bottleneck) {
+                         FleetStatus fleet, Bottleneck.Diagnosis bottleneck, RollStall.Stall stall) {
             this.specApplied = specApplied;
             this.autoscalingActive = autoscalingActive;
             this.autoscalingReason = autoscalingReason;
@@ -60,6 +63,7 @@ public final class ClusterStatus {
             this.podProblem = podProblem;
             this.fleet = fleet;
             this.bottleneck = bottleneck;
+            this.stall = stall;
         }
 
         /**
@@ -73,7 +77,7 @@ public final class ClusterStatus {
                     || Autoscaler.SCALED_OBJECT_NOT_REMOVED.equals(autoscalingReason)
                     || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscalingReason);
             return new Findings(true, autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
-                    refused ? autoscalingMessage : null, null, null, null);
+                    refused ? autoscalingMessage : null, null, null, null, null);
         }
 
         /**
@@ -81,25 +85,31 @@ public final class ClusterStatus {
          * {@code message} go to Degraded; autoscaling is reported Blocked, "Waiting for {@code waitingFor}".
          */
         public static Findings blocked(String waitingFor, String reason, String message) {
-            return new Findings(false, false, BLOCKED, "Waiting for " + waitingFor, reason, message, null, null, null);
+            return new Findings(false, false, BLOCKED, "Waiting for " + waitingFor, reason, message, null, null, null, null);
         }
 
         /** The reconciliation failed unexpectedly (Degraded ReconcileFailed with the error). */
         public static Findings reconcileFailed(String error) {
             return new Findings(false, false, RECONCILE_FAILED_AUTOSCALING, "Reconciliation failed before autoscaling was checked",
-                    "ReconcileFailed", error, null, null, null);
+                    "ReconcileFailed", error, null, null, null, null);
         }
 
         /** What the executor pods report (PodProblems): the root cause when nodes are not ready. */
         public Findings withPods(java.util.Optional<PodProblems.Problem> problem) {
             return new Findings(specApplied, autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
-                    problem.orElse(null), fleet, bottleneck);
+                    problem.orElse(null), fleet, bottleneck, stall);
+        }
+
+        /** A wanted pod not ready for the progress deadline ({@link RollStall}): a roll or scale under way has stalled. */
+        public Findings withStall(java.util.Optional<RollStall.Stall> stalled) {
+            return new Findings(specApplied, autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
+                    podProblem, fleet, bottleneck, stalled.orElse(null));
         }
 
         /** The fleet's live figures and the bottleneck they show. */
         public Findings withFigures(FleetStatus figures, Bottleneck.Diagnosis diagnosis) {
             return new Findings(specApplied, autoscalingActive, autoscalingReason, autoscalingMessage, problemReason, problemMessage,
-                    podProblem, figures, diagnosis);
+                    podProblem, figures, diagnosis, stall);
         }
 
         public boolean specApplied() {
@@ -137,6 +147,10 @@ public final class ClusterStatus {
 
         public Bottleneck.Diagnosis bottleneck() {
             return bottleneck;
+        }
+
+        public RollStall.Stall stall() {
+            return stall;
         }
     }
 
@@ -177,6 +191,16 @@ public final class ClusterStatus {
                         + " applied before");
             } else if (!stsSeen) {
                 conditions.set(Conditions.PROGRESSING, true, "Applying", "The StatefulSet controller has not yet seen the latest change");
+            } else if ((rolling || updated < Math.min(current, desired) || current != desired) && findings.stall() != null) {
+                // The StatefulSet controller waits for each new pod to be ready before the next:
+                // one that never is holds the rest up for good.
+                RollStall.Stall stall = findings.stall();
+                conditions.set(Conditions.PROGRESSING, false, PROGRESS_DEADLINE_EXCEEDED, (current != desired && !rolling
+                        ? "Scaling from " + current + " to " + desired : updated + " of " + desired + " executor nodes run the"
+                        + " current configuration") + ", and pod " + stall.pod() + " has not been ready since " + stall.since()
+                        + ", past the operator's progressDeadline: the StatefulSet controller waits for it before going on"
+                        + (findings.podProblem() != null ? " (" + findings.podProblem().reason() + ": " + findings.podProblem().message() + ")"
+                        : "; Ready says why"));
             } else if (rolling || updated < Math.min(current, desired)) {
                 // Not updated < desired: the StatefulSet counts updated pods among those that exist,
                 // so a scale-up from 2 to 4 (2 updated) read as a roll.

@@ -7,6 +7,7 @@ import io.drover.operator.autoscaling.BacklogQuery;
 import io.drover.operator.autoscaling.FlowableBacklogQuery;
 import io.drover.operator.resources.ExecutorStatefulSet;
 import io.drover.operator.status.ClusterEvents;
+import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
 import io.drover.operator.testing.Clusters;
 import io.drover.operator.testing.TestCluster;
@@ -1181,6 +1182,48 @@ class ExecutorClusterReconcilerTest {
         edit("tls", c -> c.getSpec().networkPolicy.enabled = false);
         org.awaitility.Awaitility.await("NetworkPolicy removed").atMost(TIMEOUT)
                 .until(() -> client.network().v1().networkPolicies().inNamespace(ns).withName("tls").get() == null);
+    }
+
+    /**
+     * A roll whose new pod never becomes ready (its database unreachable, a cause that needs no
+     * action of its own, so Degraded stays False) stopped there with Progressing True for good.
+     * Past the progress deadline it is False, ProgressDeadlineExceeded, naming the pod and the
+     * cause, with a Warning event; once the pod is ready the roll shows as moving again. The pod's
+     * Ready condition went False an hour ago, as the kubelet would have written it (no kubelet here).
+     */
+    @Test
+    @Order(12)
+    void aRollHeldUpByAPodThatNeverBecomesReadyStopsProgressing() {
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("stalled", "replicas: 2"));
+        StatefulSet sts = await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("stalled").get());
+        writeStatus(sts, 2, 1, 1, "rev-1", "rev-2");
+        awaitCondition("stalled", Conditions.PROGRESSING, "True", "RollingUpdate");
+        String anHourAgo = java.time.Instant.now().minus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        Pod pod = client.pods().inNamespace(ns).resource(new PodBuilder()
+                .withNewMetadata().withName("stalled-1").withLabels(sts.getSpec().getTemplate().getMetadata().getLabels())
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("StatefulSet").withName("stalled")
+                .withUid(sts.getMetadata().getUid()).withController(true).endOwnerReference().endMetadata()
+                .withSpec(sts.getSpec().getTemplate().getSpec()).build()).create();
+        pod.setStatus(new PodStatusBuilder().withPhase("Running").addNewCondition().withType("Ready").withStatus("False")
+                .withLastTransitionTime(anHourAgo).endCondition().addNewContainerStatus().withName("executor").withReady(false)
+                .withRestartCount(0).withImage("localhost/drover-executor:0.1.0").withImageID("").withNewState().withNewRunning()
+                .endRunning().endState().endContainerStatus().build());
+        client.pods().inNamespace(ns).resource(pod).updateStatus();
+
+        ExecutorCluster stalled = awaitCondition("stalled", Conditions.PROGRESSING, "False", ClusterStatus.PROGRESS_DEADLINE_EXCEEDED);
+        assertThat(condition(stalled, Conditions.PROGRESSING).getMessage()).startsWith("1 of 2 executor nodes run the current"
+                + " configuration, and pod stalled-1 has not been ready since " + anHourAgo + ", past the operator's progressDeadline");
+        assertThat(condition(stalled, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+        assertThat(awaitEvent("stalled", ClusterStatus.PROGRESS_DEADLINE_EXCEEDED).getType()).isEqualTo("Warning");
+
+        // The pod ready at last: the roll moves on.
+        Pod fresh = client.pods().inNamespace(ns).withName("stalled-1").get();
+        fresh.getStatus().getConditions().getFirst().setStatus("True");
+        fresh.getStatus().getContainerStatuses().getFirst().setReady(true);
+        client.pods().inNamespace(ns).resource(fresh).updateStatus();
+        awaitCondition("stalled", Conditions.PROGRESSING, "True", "RollingUpdate");
+        assertThat(events("stalled", ClusterStatus.PROGRESS_DEADLINE_EXCEEDED)).as("one event for the stall").hasSize(1);
     }
 
     /**

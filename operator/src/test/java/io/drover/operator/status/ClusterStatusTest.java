@@ -64,6 +64,31 @@ class ClusterStatusTest {
         assertCondition(s, Conditions.READY, "False", "NodesNotReady", "2 of 3 executor nodes ready");
     }
 
+    /**
+     * A roll held up by a pod that never becomes ready stopped there for good with Progressing
+     * True: a `kubectl wait` or a GitOps tool waiting for the roll to end waited for ever. Past
+     * the progress deadline (the reconciler finds the pod: RollStall) it is False, naming the pod
+     * and Ready's cause; a roll that moves is RollingUpdate.
+     */
+    @Test
+    void aRollHeldUpPastTheDeadlineIsNoLongerProgressing() {
+        var stall = java.util.Optional.of(new RollStall.Stall("payments-2", java.time.Instant.parse("2026-11-29T00:00:00Z")));
+        ExecutorClusterStatus s = ClusterStatus.of(ec, sts(3, 3, 2, 1, "r1", "r2"), applied()
+                .withPods(java.util.Optional.of(new PodProblems.Problem("DatabaseUnreachable", "pod payments-2: the database does not answer")))
+                .withStall(stall));
+        assertCondition(s, Conditions.PROGRESSING, "False", ClusterStatus.PROGRESS_DEADLINE_EXCEEDED, "1 of 3 executor nodes run"
+                + " the current configuration, and pod payments-2 has not been ready since 2026-11-29T00:00:00Z, past the"
+                + " operator's progressDeadline: the StatefulSet controller waits for it before going on (DatabaseUnreachable:"
+                + " pod payments-2: the database does not answer)");
+        assertCondition(s, Conditions.READY, "False", "DatabaseUnreachable", "2 of 3 executor nodes ready; pod payments-2: the"
+                + " database does not answer");
+        ExecutorClusterStatus scaling = ClusterStatus.of(ec, sts(4, 3, 2, 3, "r1", "r1"), applied().withStall(stall));
+        assertThat(condition(scaling, Conditions.PROGRESSING).getMessage()).startsWith("Scaling from 3 to 4, and pod payments-2")
+                .endsWith("; Ready says why");
+        ExecutorClusterStatus settled = ClusterStatus.of(ec, sts(3, 3, 2, 3, "r2", "r2"), applied().withStall(stall));
+        assertCondition(settled, Conditions.PROGRESSING, "False", "UpToDate", "All 3 executor nodes run the current configuration");
+    }
+
     @Test
     void aScaleShowsAsProgressing() {
         // As the StatefulSet controller counts them: the 2 pods that exist are updated, not 4.
