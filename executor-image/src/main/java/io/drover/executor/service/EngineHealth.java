@@ -4,6 +4,8 @@ import io.agroal.api.AgroalDataSource;
 import io.drover.contract.DatabaseDiagnosis;
 import io.drover.executor.engine.ExecutorEngine;
 import jakarta.enterprise.context.ApplicationScoped;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
@@ -63,25 +65,33 @@ public class EngineHealth {
         };
     }
 
+    /**
+     * Asynchronous, so it runs on the event loop, not on the worker pool it shares with the API:
+     * writers sending request bodies slowly hold a worker each (a blocking endpoint reads its
+     * body from the worker), and with the pool taken a blocking liveness check timed out and the
+     * pod was restarted, its running jobs cut (SlowBodiesTest). It reads only the engine's state.
+     */
     @Liveness
-    HealthCheck running() {
-        return () -> {
-            HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-engine");
-            return service.engine().map(engine -> {
-                List<String> stuck = engine.stuck();
-                r.status(stuck.isEmpty()).withData("state", engine.state().name());
-                if (!stuck.isEmpty()) {
-                    r.withData("stuck", String.join("; ", stuck));
-                }
-                return r.build();
-            }).orElseGet(() -> {
-                if (service.started()) {
-                    return r.up().withData("state", "disabled").build();
-                }
-                return service.startupStuck().map(problem -> r.down().withData("state", "starting").withData("stuck", problem).build())
-                        .orElseGet(() -> r.up().withData("state", "starting").build());
-            });
-        };
+    AsyncHealthCheck running() {
+        return () -> Uni.createFrom().item(this::engineState);
+    }
+
+    private HealthCheckResponse engineState() {
+        HealthCheckResponseBuilder r = HealthCheckResponse.named("drover-engine");
+        return service.engine().map(engine -> {
+            List<String> stuck = engine.stuck();
+            r.status(stuck.isEmpty()).withData("state", engine.state().name());
+            if (!stuck.isEmpty()) {
+                r.withData("stuck", String.join("; ", stuck));
+            }
+            return r.build();
+        }).orElseGet(() -> {
+            if (service.started()) {
+                return r.up().withData("state", "disabled").build();
+            }
+            return service.startupStuck().map(problem -> r.down().withData("state", "starting").withData("stuck", problem).build())
+                    .orElseGet(() -> r.up().withData("state", "starting").build());
+        });
     }
 
     private static HealthCheckResponseBuilder describe(HealthCheckResponseBuilder r, ExecutorEngine engine) {
