@@ -36,6 +36,15 @@ final class HeldJobs {
         final AcquiredJob job;
         volatile long deadline;
         volatile State state = State.QUEUED;
+        /**
+         * Its start mark was sent ({@link JobStarter}): it may be in the row, whatever answer comes.
+         * Such a lease is never dropped unstarted ({@link #dropExpiredQueued}): its worker hands
+         * the job back (the mark's charge given back if it went in), and until that outcome is
+         * written the lease keeps the row from the stray release and this node's sweep, and is
+         * renewed. Dropped, a row whose mark had not gone in was released as a stray, and the
+         * hand-back, finding the row changed, was counted as a lost lock ("may have run twice").
+         */
+        volatile boolean markSent;
 
         private Lease(AcquiredJob job, long deadline) {
             this.job = job;
@@ -215,12 +224,15 @@ final class HeldJobs {
         return lease.state == State.DROPPED;
     }
 
-    /** Drops queued jobs whose lease ran out (renewals kept failing): they must not start, and their lock lapses. */
+    /**
+     * Drops queued jobs whose lease ran out (renewals kept failing): they must not start, and their
+     * lock lapses. Not those whose start mark was sent ({@link Lease#markSent}): their workers hand them back.
+     */
     List<Long> dropExpiredQueued() {
         List<Long> dropped = new ArrayList<>();
         long now = System.nanoTime();
         leases.forEach((id, l) -> {
-            if (now - l.deadline >= 0 && STATE.compareAndSet(l, State.QUEUED, State.DROPPED) && leases.remove(id, l)) {
+            if (now - l.deadline >= 0 && !l.markSent && STATE.compareAndSet(l, State.QUEUED, State.DROPPED) && leases.remove(id, l)) {
                 dropped.add(id);
             }
         });

@@ -46,7 +46,10 @@ final class JobStarter {
         final HeldJobs.Lease lease;
         final boolean mark;
         final CompletableFuture<JobStarts.Started> result = new CompletableFuture<>();
-        /** A mark sent to the database without an answer yet; written and read by the starter's thread only. */
+        /**
+         * A mark sent to the database: it may be in the row unless an answer came (which completes
+         * the request). Written and read by the starter's thread only.
+         */
         boolean sent;
 
         Request(HeldJobs.Lease lease, boolean mark) {
@@ -202,7 +205,12 @@ final class JobStarter {
             }
             long sentNanos = System.nanoTime();
             try (Connection c = dataSource.getConnection()) {
-                batch.forEach(r -> r.sent |= r.mark());
+                for (Request r : batch) {
+                    if (r.mark) {
+                        r.sent = true;
+                        r.lease.markSent = true; // kept held, whatever its lease: see HeldJobs.Lease#markSent
+                    }
+                }
                 List<Long> marks = batch.stream().filter(Request::mark).map(Request::id).toList();
                 List<Long> reads = batch.stream().filter(r -> !r.mark()).map(Request::id).toList();
                 Map<Long, JobStarts.Started> marked = marks.isEmpty() ? Map.of() : starts.mark(c, marks);

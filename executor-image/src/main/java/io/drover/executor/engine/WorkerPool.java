@@ -266,6 +266,8 @@ final class WorkerPool {
                     // node stopped: not run, and handed back in its tenure, the mark's charge given
                     // back if the mark went in. Dropped instead, a mark that went in would be
                     // counted as a crash (and at maxCrashes as poison) when its lock expired.
+                    LOG.infof("Job %d is handed back, not run: the answer to its start mark was lost (the database"
+                            + " stopped answering) and its lease ran out, or the node is stopping", job.id());
                     settle(lease, new Outcome.Retry(job, 0, "its start could not be confirmed (the database"
                             + " stopped answering): handed back, not run", -1));
                     settled = true;
@@ -349,10 +351,13 @@ final class WorkerPool {
         } catch (JobStarter.StartRefused e) {
             // The database refused its start mark or payload read: it never ran. A row to blame
             // never will (dead-lettered with the reason); otherwise it is handed back for later.
-            // No attempt either way: the mark did not commit.
+            // No attempt either way: a suspect's mark is given back, for an earlier try of its
+            // batch may have committed it before the refusal (a give-back changes only a row
+            // that carries a mark).
             if (!settled) {
-                settle(lease, runner.counted(job, e.rowsFault ? new Outcome.DeadLetter(job, e.getMessage(), 0)
-                        : new Outcome.Retry(job, RetryPolicy.DEFER_DELAY.toMillis(), e.getMessage() + "; handed back", 0)));
+                int giveBack = job.suspect() ? -1 : 0;
+                settle(lease, runner.counted(job, e.rowsFault ? new Outcome.DeadLetter(job, e.getMessage(), giveBack)
+                        : new Outcome.Retry(job, RetryPolicy.DEFER_DELAY.toMillis(), e.getMessage() + "; handed back", giveBack)));
             }
         } catch (InterruptedException e) {
             // Shutdown interrupted a wait before the job ran: it is given back, at no cost.
@@ -365,7 +370,9 @@ final class WorkerPool {
             try {
                 LOG.errorf(t, "Executor error on job %d; it is given back to run again", job.id());
                 if (!settled) {
-                    settle(lease, runner.internalError(job, t, marked));
+                    // A suspect's mark may have gone in unconfirmed (an Error in the starter): given
+                    // back all the same, which changes only a row that carries one.
+                    settle(lease, runner.internalError(job, t, marked || job.suspect()));
                 }
             } catch (Throwable again) {
                 // Not even that (the throwable cannot be described, the heap is exhausted): the

@@ -53,7 +53,9 @@ public final class CompletionWriter {
     /**
      * One outcome to write. {@code attemptDelta} is what the run changes in {@code attempts}: +1
      * for a failed run that no start mark charged yet, 0 for one a start mark charged, -1 to give
-     * back a start mark's charge (the node cut the run short; the handler did not fail).
+     * back a start mark's charge (the node cut the run short; the handler did not fail), which
+     * changes only a row that carries a mark (started_at): a mark whose answer was lost is given
+     * back whether it went in or not.
      * {@code version} is the lock tenure the outcome belongs to ({@code AcquiredJob.version}).
      */
     public record Entry(Kind kind, long id, int version, long delayMillis, String error, int attemptDelta) {

@@ -31,6 +31,22 @@ class HeldJobsTest {
         assertThat(held.size()).isZero();
     }
 
+    /**
+     * A queued job whose lease ran out is dropped unstarted, unless its start mark was sent: the
+     * mark may be in the row, and its worker hands the job back. Dropped, its row was released as
+     * a stray, and the hand-back, finding the row changed, counted a lost lock (LostStartMarkReplyTest).
+     */
+    @Test
+    void aLeaseWhoseStartMarkWasSentIsNotDroppedWhenItRunsOut() {
+        HeldJobs held = new HeldJobs(MINUTE);
+        List<HeldJobs.Lease> leases = held.acquired(List.of(job(1, 1), job(2, 1)), System.nanoTime() - 2 * MINUTE);
+        leases.get(1).markSent = true;
+        assertThat(held.dropExpiredQueued()).containsExactly(1L);
+        assertThat(held.snapshot()).containsExactly(2L);
+        assertThat(held.takeStrays()).as("the dropped one's row is a stray").isTrue();
+        assertThat(held.completing(leases.get(1))).as("its hand-back is written").isTrue();
+    }
+
     @Test
     void stillHeldOnlyWhileEveryTenureIsCurrentAndItsLeaseRuns() {
         HeldJobs held = new HeldJobs(MINUTE);

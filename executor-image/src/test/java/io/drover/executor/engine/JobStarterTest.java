@@ -5,7 +5,7 @@ import io.drover.executor.store.AcquiredJob;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.JobStarts;
 import io.drover.executor.store.Tables;
-import io.drover.executor.testing.CommitReplyLost;
+import io.drover.executor.testing.DroppedConnection;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -93,7 +93,7 @@ class JobStarterTest {
         HeldJobs.Lease lease = held.acquired(List.of(new AcquiredJob(id, 1, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0,
                 true)), System.nanoTime()).getFirst();
         JobSql sql = new JobSql(new Tables(schema));
-        CommitReplyLost network = new CommitReplyLost(db, sql.markStarted());
+        DroppedConnection network = DroppedConnection.afterCommit(db, sql.markStarted());
         JobStarter starter = new JobStarter(network, new JobStarts(sql, OWNER, Duration.ofMinutes(1)),
                 held, new DatabaseHealth(), new Heartbeats(), 1000, "node-a");
         starter.start();
@@ -105,7 +105,7 @@ class JobStarterTest {
                 answer.set(t);
             }
         });
-        assertThat(network.awaitReplyLost(Duration.ofSeconds(10))).as("the mark committed, its answer lost").isTrue();
+        assertThat(network.awaitDropped(Duration.ofSeconds(10))).as("the mark committed, its answer lost").isTrue();
         Thread.sleep(300); // the starter backs off, the database away
         starter.stop(Duration.ofSeconds(10));
         worker.join(Duration.ofSeconds(10));

@@ -16,26 +16,39 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 /**
- * A data source over a real database that loses the reply to one COMMIT and then the database
- * itself: the first transaction that prepared a statement with the given SQL commits on the
- * server, and its caller gets a connection failure (08006) instead; from then on every new
- * connection is refused (08001) until {@link #reconnect}, as when the network to the database
- * goes down between the server's commit and its answer. Connections already open keep working.
+ * A data source over a real database whose network drops at the COMMIT of the first transaction
+ * that prepared a statement with the given SQL: the caller gets a connection failure (08006),
+ * and from then on every new connection is refused (08001) until {@link #reconnect}. Either the
+ * server had committed ({@link #afterCommit}: the answer was lost) or it had not
+ * ({@link #beforeCommit}: the transaction rolled back); the caller cannot tell which.
+ * Connections already open keep working.
  */
-public final class CommitReplyLost implements DataSource {
+public final class DroppedConnection implements DataSource {
     private final DataSource real;
     private final String sql;
+    private final boolean committed;
     private final AtomicBoolean lost = new AtomicBoolean();
     private final CountDownLatch replyLost = new CountDownLatch(1);
     private volatile boolean away;
 
-    public CommitReplyLost(DataSource real, String sql) {
+    private DroppedConnection(DataSource real, String sql, boolean committed) {
         this.real = real;
         this.sql = sql;
+        this.committed = committed;
     }
 
-    /** Waits until the transaction committed and its reply was lost; the database is away from then on. */
-    public boolean awaitReplyLost(Duration timeout) throws InterruptedException {
+    /** The server commits the transaction; its answer is lost. */
+    public static DroppedConnection afterCommit(DataSource real, String sql) {
+        return new DroppedConnection(real, sql, true);
+    }
+
+    /** The COMMIT never reaches the server: the transaction rolls back. */
+    public static DroppedConnection beforeCommit(DataSource real, String sql) {
+        return new DroppedConnection(real, sql, false);
+    }
+
+    /** Waits until the connection dropped at that COMMIT; the database is away from then on. */
+    public boolean awaitDropped(Duration timeout) throws InterruptedException {
         return replyLost.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -69,11 +82,15 @@ public final class CommitReplyLost implements DataSource {
                 ranIt.set(true);
             }
             if (m.getName().equals("commit") && ranIt.get() && lost.compareAndSet(false, true)) {
-                c.commit();
+                if (committed) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
                 away = true;
                 replyLost.countDown();
                 throw new SQLException("An I/O error occurred while sending to the backend (the test dropped the"
-                        + " reply; the server committed)", "08006");
+                        + " connection; the server " + (committed ? "committed" : "rolled back") + ")", "08006");
             }
             return invoke(c, m, args);
         };
