@@ -37,7 +37,8 @@ final class HeldJobs {
         volatile long deadline;
         volatile State state = State.QUEUED;
         /**
-         * Its start mark was sent ({@link JobStarter}): it may be in the row, whatever answer comes.
+         * Its start mark is being sent, or was ({@link JobStarter} sets this before it checks the
+         * lease one last time and sends): it may be in the row, whatever answer comes.
          * Such a lease is never dropped unstarted ({@link #dropExpiredQueued}): its worker hands
          * the job back (the mark's charge given back if it went in), and until that outcome is
          * written the lease keeps the row from the stray release and this node's sweep, and is

@@ -197,6 +197,9 @@ final class JobStarter {
         long backoff = 50;
         while (true) {
             beat.beat();
+            // Flagged before the check below: a flagged lease is never dropped unstarted
+            // (HeldJobs.Lease#markSent), so one still valid now stays held while its mark is out.
+            batch.forEach(r -> r.lease.markSent |= r.mark);
             // A request whose lease ran out while the database was unreachable is refused: its
             // lock may have been swept, and running it could run it twice.
             batch.removeIf(r -> !held.valid(r.lease) && r.giveUp());
@@ -205,12 +208,7 @@ final class JobStarter {
             }
             long sentNanos = System.nanoTime();
             try (Connection c = dataSource.getConnection()) {
-                for (Request r : batch) {
-                    if (r.mark) {
-                        r.sent = true;
-                        r.lease.markSent = true; // kept held, whatever its lease: see HeldJobs.Lease#markSent
-                    }
-                }
+                batch.forEach(r -> r.sent |= r.mark);
                 List<Long> marks = batch.stream().filter(Request::mark).map(Request::id).toList();
                 List<Long> reads = batch.stream().filter(r -> !r.mark()).map(Request::id).toList();
                 Map<Long, JobStarts.Started> marked = marks.isEmpty() ? Map.of() : starts.mark(c, marks);
