@@ -36,15 +36,10 @@ class JobStarterTest {
     void aShutdownInterruptDuringTheMarkWaitsForItsAnswerAndKeepsTheInterrupt() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.execute("insert into {s}.job (type, payload, suspect, locked_by, lock_expires_at)"
-                + " values ('noop', '', true, '" + OWNER + "', now() + interval '1 minute')");
-        long id = jobs.count("select max(id) from {s}.job");
+        long id = heldSuspect(jobs);
         HeldJobs held = new HeldJobs(Duration.ofMinutes(1).toNanos());
-        HeldJobs.Lease lease = held.acquired(List.of(new AcquiredJob(id, 1, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0,
-                true)), System.nanoTime()).getFirst();
-        JobStarter starter = new JobStarter(db, new JobStarts(new JobSql(new Tables(schema)), OWNER, Duration.ofMinutes(1)),
-                held, new DatabaseHealth(), new Heartbeats(), 1000, "node-a");
-        starter.start();
+        HeldJobs.Lease lease = lease(held, id);
+        JobStarter starter = starter(db, new JobSql(new Tables(schema)), held);
         AtomicReference<Object> answer = new AtomicReference<>();
         AtomicBoolean stillInterrupted = new AtomicBoolean();
         try (Connection blocker = db.getConnection(); Statement s = blocker.createStatement()) {
@@ -86,17 +81,12 @@ class JobStarterTest {
     void aStopWhileAMarksAnswerIsLostAnswersThatItsFateIsUnknown() throws Exception {
         String schema = TestDatabase.freshSchema(db);
         Jobs jobs = new Jobs(db, schema);
-        jobs.execute("insert into {s}.job (type, payload, suspect, locked_by, lock_expires_at)"
-                + " values ('noop', '', true, '" + OWNER + "', now() + interval '1 minute')");
-        long id = jobs.count("select max(id) from {s}.job");
+        long id = heldSuspect(jobs);
         HeldJobs held = new HeldJobs(Duration.ofMinutes(1).toNanos());
-        HeldJobs.Lease lease = held.acquired(List.of(new AcquiredJob(id, 1, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0,
-                true)), System.nanoTime()).getFirst();
+        HeldJobs.Lease lease = lease(held, id);
         JobSql sql = new JobSql(new Tables(schema));
         DroppedConnection network = DroppedConnection.afterCommit(db, sql.markStarted());
-        JobStarter starter = new JobStarter(network, new JobStarts(sql, OWNER, Duration.ofMinutes(1)),
-                held, new DatabaseHealth(), new Heartbeats(), 1000, "node-a");
-        starter.start();
+        JobStarter starter = starter(network, sql, held);
         AtomicReference<Object> answer = new AtomicReference<>();
         Thread worker = Thread.ofPlatform().start(() -> {
             try {
@@ -111,5 +101,26 @@ class JobStarterTest {
         worker.join(Duration.ofSeconds(10));
         assertThat(answer.get()).as("the answer").isSameAs(JobStarter.FATE_UNKNOWN);
         assertThat(jobs.count("select attempts from {s}.job where id = " + id)).as("the mark went in").isEqualTo(1);
+    }
+
+    /** A suspect locked by {@link #OWNER} for a minute; returns its id. */
+    private static long heldSuspect(Jobs jobs) {
+        jobs.execute("insert into {s}.job (type, payload, suspect, locked_by, lock_expires_at)"
+                + " values ('noop', '', true, '" + OWNER + "', now() + interval '1 minute')");
+        return jobs.count("select max(id) from {s}.job");
+    }
+
+    /** The job's lease, as its acquisition (version 1) left it. */
+    private static HeldJobs.Lease lease(HeldJobs held, long id) {
+        return held.acquired(List.of(new AcquiredJob(id, 1, "noop", "", 0, 3, Instant.now(), null, 0, 0, 0, true)),
+                System.nanoTime()).getFirst();
+    }
+
+    /** A started starter for {@link #OWNER} over the given data source. */
+    private static JobStarter starter(javax.sql.DataSource dataSource, JobSql sql, HeldJobs held) {
+        JobStarter starter = new JobStarter(dataSource, new JobStarts(sql, OWNER, Duration.ofMinutes(1)), held,
+                new DatabaseHealth(), new Heartbeats(), 1000, "node-a");
+        starter.start();
+        return starter;
     }
 }

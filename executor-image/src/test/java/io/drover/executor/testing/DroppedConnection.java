@@ -1,19 +1,14 @@
 package io.drover.executor.testing;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 
 /**
  * A data source over a real database whose network drops at the COMMIT of the first transaction
@@ -23,8 +18,7 @@ import java.util.logging.Logger;
  * ({@link #beforeCommit}: the transaction rolled back); the caller cannot tell which.
  * Connections already open keep working.
  */
-public final class DroppedConnection implements DataSource {
-    private final DataSource real;
+public final class DroppedConnection extends FaultyDataSource {
     private final String sql;
     private final boolean committed;
     private final AtomicBoolean lost = new AtomicBoolean();
@@ -32,7 +26,7 @@ public final class DroppedConnection implements DataSource {
     private volatile boolean away;
 
     private DroppedConnection(DataSource real, String sql, boolean committed) {
-        this.real = real;
+        super(real);
         this.sql = sql;
         this.committed = committed;
     }
@@ -95,48 +89,5 @@ public final class DroppedConnection implements DataSource {
             return invoke(c, m, args);
         };
         return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Connection.class}, h);
-    }
-
-    private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return real.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        real.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        real.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return real.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return real.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return real.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return real.isWrapperFor(iface);
     }
 }

@@ -1,22 +1,17 @@
 package io.drover.executor.testing;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 
 /**
  * A data source over a real database whose connections lose the answer to one statement: the
@@ -26,8 +21,7 @@ import java.util.logging.Logger;
  * first waits for {@link #letRewriteThrough}, so a test can place the rewrite after an event of
  * its choosing; the row counts those rewrites got are kept. Every other statement passes through.
  */
-public final class LostReply implements DataSource {
-    private final DataSource real;
+public final class LostReply extends FaultyDataSource {
     private final String sql;
     private final AtomicBoolean lost = new AtomicBoolean();
     private final CountDownLatch replyLost = new CountDownLatch(1);
@@ -35,7 +29,7 @@ public final class LostReply implements DataSource {
     private final List<Integer> rewrites = new CopyOnWriteArrayList<>();
 
     public LostReply(DataSource real, String sql) {
-        this.real = real;
+        super(real);
         this.sql = sql;
     }
 
@@ -94,48 +88,5 @@ public final class LostReply implements DataSource {
         };
         return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[]{PreparedStatement.class}, h);
-    }
-
-    private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return real.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        real.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        real.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return real.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return real.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return real.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return real.isWrapperFor(iface);
     }
 }
