@@ -130,13 +130,15 @@ rendered a PrometheusRule that `helm install` then failed on). Call with (list e
 A CEL test that the image in the expression given is allowed by the list in the expression
 given (entries of executorImage.allowedImages): the image itself, the repository with any tag
 or digest (the rest has no '/': "registry.internal" does not allow
-"registry.internal:5000/miner", another registry's image), or a prefix ending in "/". The same
-rule as the operator's ImagePolicy. Call with (list "image expression" "list expression").
+"registry.internal:5000/miner", another registry's image), or a prefix ending in "/". An entry
+with a tag or digest of its own (':' or '@' after its last '/') matches only itself: "repo:1.0"
+allowed "repo:1.0@sha256:<any>", which the runtime pulls by the digest. The same rule as the
+operator's ImagePolicy. Call with (list "image expression" "list expression").
 */}}
 {{- define "drover-operator.imageAllowedCel" -}}
 {{- $image := index . 0 -}}
 {{- $allowed := index . 1 -}}
-{{ $allowed }}.exists(a, {{ $image }} == a || (a.endsWith('/') && {{ $image }}.startsWith(a)) || (({{ $image }}.startsWith(a + ':') || {{ $image }}.startsWith(a + '@')) && !{{ $image }}.substring(size(a)).contains('/')))
+{{ $allowed }}.exists(a, {{ $image }} == a || (a.endsWith('/') && {{ $image }}.startsWith(a)) || (!a.substring(a.lastIndexOf('/') + 1).contains(':') && !a.substring(a.lastIndexOf('/') + 1).contains('@') && ({{ $image }}.startsWith(a + ':') || {{ $image }}.startsWith(a + '@')) && !{{ $image }}.substring(size(a)).contains('/')))
 {{- end -}}
 
 {{/* The images the operator runs when an ExecutorCluster names none. */}}
@@ -173,8 +175,9 @@ stolen token could point them at a Secret it mounted. Compared as the executor r
 Variables that change where or as which profile the executor reads its configuration, normalized
 as it reads names: one of them (QUARKUS_CONFIG_LOCATIONS at a mounted file, QUARKUS_PROFILE with a
 profile's properties) would set what codeEnvRefused refuses by another way. Names starting with '_'
-(_PROD_X is the property %prod.x) and SMALLRYE_CONFIG_* are refused beside these, as spec.env
-refuses them (ExtraEnvVar).
+(_PROD_X is the property %prod.x), SMALLRYE_CONFIG_* and QUARKUS_CONFIG_* (Quarkus's names for
+SmallRye's settings: QUARKUS_CONFIG_LOG_VALUES logged every setting's value, the API tokens and the
+database password among them) are refused beside these, as spec.env refuses them (ExtraEnvVar).
 */ -}}
 {{- define "drover-operator.configEnvRefused" -}}
 ['QUARKUS_PROFILE', 'QUARKUS_CONFIG_LOCATIONS']

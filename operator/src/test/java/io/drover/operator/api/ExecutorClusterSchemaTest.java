@@ -99,6 +99,8 @@ class ExecutorClusterSchemaTest {
             env: [{name: _PROD_DROVER_API_TOKEN, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: QUARKUS_PROFILE, value: other}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: SMALLRYE_CONFIG_LOCATIONS, value: /tmp/x}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: QUARKUS_CONFIG_LOG_VALUES, value: "true"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: quarkus.config.profile.parent, value: test}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             jvmOptions: -agent\"\"lib:jdwp=transport=dt_socket,address=evil:5432 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -D%prod.drover.api.token=known  | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only
             jvmOptions: -Dcom.sun.management.jmxremote.port=9010 | spec.jvmOptions: Invalid value: "string": jvmOptions may hold only

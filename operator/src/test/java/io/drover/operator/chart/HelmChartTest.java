@@ -217,15 +217,18 @@ class HelmChartTest {
         // Applied before the list: it runs an image the list will not have.
         Clusters.create(client, "img-team", Clusters.yaml("legacy", "image: ghcr.io/acme/old-executor:1"));
         install("imgs", "img-system", "--set", "watchNamespaces={img-team}",
-                "--set", "executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor,registry.internal}");
+                "--set", "executorImage.allowedImages={registry.example.com/drover/,ghcr.io/acme/drover-executor,registry.internal,quay.io/acme/pinned:1.0}");
         // The policy takes effect once the API server has loaded it.
         org.awaitility.Awaitility.await("the image policy denies").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> assertThatThrownBy(() -> Clusters.create(client, "img-team",
                         Clusters.yaml("miner", "image: ghcr.io/acme/drover-executor-evil:1")))
                         .hasMessageContaining("spec.image: ghcr.io/acme/drover-executor-evil:1 is not among the allowed executor images"
-                                + " (registry.example.com/drover/, ghcr.io/acme/drover-executor, registry.internal;"));
+                                + " (registry.example.com/drover/, ghcr.io/acme/drover-executor, registry.internal, quay.io/acme/pinned:1.0;"));
         assertThatThrownBy(() -> Clusters.create(client, "img-team", Clusters.yaml("miner-b", "image: registry.internal:5000/miner:1")))
                 .as("another registry's image, not a tag of an entry").hasMessageContaining("is not among the allowed executor images");
+        assertThatThrownBy(() -> Clusters.create(client, "img-team", Clusters.yaml("miner-c", "image: quay.io/acme/pinned:1.0@sha256:0a1b")))
+                .as("a pinned entry with any digest").hasMessageContaining("is not among the allowed executor images");
+        assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-pinned", "image: quay.io/acme/pinned:1.0"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-a", "image: ghcr.io/acme/drover-executor:0.2"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-b", "image: registry.example.com/drover/custom@sha256:0a1b"))).isNotNull();
         assertThat(Clusters.create(client, "img-team", Clusters.yaml("ok-c", ""))).as("the default image").isNotNull();
@@ -419,6 +422,8 @@ class HelmChartTest {
                 "SMALLRYE_CONFIG_LOCATIONS", "/tmp/p", null)));
         containers.put("another profile", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
                 "QUARKUS_PROFILE", "evil", null)));
+        containers.put("every setting's value logged (the tokens, the database password)", c -> c.getEnv().add(
+                new io.fabric8.kubernetes.api.model.EnvVar("QUARKUS_CONFIG_LOG_VALUES", "true", null)));
         containers.put("a name an ExecutorCluster cannot give", c -> c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar(
                 "drover/handlersDir", "/tmp", null)));
         containers.put("run as root", c -> c.getSecurityContext().setRunAsNonRoot(false));

@@ -25,6 +25,7 @@ class ImagePolicyTest {
         assertThat(policy.allows("ghcr.io/acme/drover-executor-evil:1")).isFalse();
         assertThat(policy.allows("123456789012.dkr.ecr.eu-west-1.amazonaws.com/drover-x/executor:1")).isFalse();
         assertThat(policy.allows("quay.io/acme/exact:1.3")).isFalse();
+        assertThat(policy.allows("quay.io/acme/exact:1.2@sha256:0a1b")).as("a pinned entry with any digest").isFalse();
         assertThat(policy.allows("docker.io/library/busybox")).isFalse();
         // A registry on another port is another registry, not a tag of the entry.
         ImagePolicy bare = new ImagePolicy(List.of("registry.example.com", "ghcr.io/acme/drover-executor"));

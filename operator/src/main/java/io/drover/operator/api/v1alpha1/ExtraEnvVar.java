@@ -15,7 +15,10 @@ import io.fabric8.generator.annotation.ValidationRule;
  * have their own field, the database connection, the API tokens and the JVM's option variables
  * (which would bypass the checks of {@code jvmOptions}), and the node's name (DROVER_NODENAME,
  * HOSTNAME): two pods with one name would release each other's locks. Names starting with '_'
- * are refused too: Quarkus reads _PROD_X as the profile property %prod.x, which wins over X. And
+ * are refused too: Quarkus reads _PROD_X as the profile property %prod.x, which wins over X; so
+ * are the settings of how configuration is read, SMALLRYE_CONFIG_* and Quarkus's names for them,
+ * QUARKUS_CONFIG_* (QUARKUS_CONFIG_LOG_VALUES, with SmallRye Config's log category at DEBUG,
+ * logged every setting as it was read, the API tokens and the database password among them). And
  * the log settings that would write what callers send, or send logs off the node: an access log
  * pattern of {@code %{i,Authorization}} wrote every producer's API token into the pod's log (read
  * by anyone with pods/log) and, with a syslog or socket handler, to a host of the writer's choosing.
@@ -31,6 +34,7 @@ import io.fabric8.generator.annotation.ValidationRule;
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('SMALLRYE_CONFIG_')"
+        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_CONFIG_')"
         + " && !self.name.upperAscii().startsWith('LD_')"
         + " && !self.name.startsWith('_')",
         fieldPath = ".name",
@@ -106,7 +110,7 @@ public class ExtraEnvVar {
 
     /** Prefixes refused, normalized, as the first CEL name rule above lists them. */
     private static final java.util.List<String> REFUSED_PREFIXES = java.util.List.of("QUARKUS_DATASOURCE_", "DROVER_API_",
-            "SMALLRYE_CONFIG_", "LD_");
+            "SMALLRYE_CONFIG_", "QUARKUS_CONFIG_", "LD_");
     /** The log settings refused, normalized, as the second CEL name rule lists them ({@link #LOGGING_MESSAGE}). */
     private static final java.util.List<String> LOGGING_PREFIXES = java.util.List.of("QUARKUS_HTTP_ACCESS_LOG_",
             "QUARKUS_LOG_SYSLOG_", "QUARKUS_LOG_SOCKET_", "QUARKUS_LOG_HANDLER_");
