@@ -520,9 +520,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         boolean figures = sts != null && ec.getSpec().engine != Engine.Flowable;
         Map<String, NodeReading> readings = figures ? scraper.read(clusterPods) : Map.of();
         ClusterStatus.Findings found = findings.withPods(podProblem(client, sts, clusterPods, readings))
-                .withStall(sts == null ? Optional.empty() : RollStall.find(clusterPods,
-                        sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas(), Instant.now(),
-                        config.progressDeadline()));
+                .withStall(RollStall.find(clusterPods, wanted(sts), Instant.now(), config.progressDeadline()));
         if (sts != null && ec.getSpec().engine == Engine.Flowable) {
             // Flowable's executor has no figures endpoint: its nodes serve metrics only.
             found = found.withFigures(null, new Bottleneck.Diagnosis("Unknown", "NotReported",
@@ -533,8 +531,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
             FleetFigures.Snapshot snapshot = fleet.observe(ec.getMetadata().getUid(), readings, Instant.now());
             var spec = ec.getSpec();
             var context = new Bottleneck.Context(spec.lockMode == null ? null : spec.lockMode.name(), findings.autoscalingActive(),
-                    sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas(),
-                    spec.autoscaling == null || spec.autoscaling.maxReplicas == null ? 0 : spec.autoscaling.maxReplicas);
+                    wanted(sts), spec.autoscaling == null || spec.autoscaling.maxReplicas == null ? 0 : spec.autoscaling.maxReplicas);
             found = found.withFigures(snapshot.status(), Bottleneck.diagnose(snapshot, context));
         }
         return patchStatus(ec, ClusterStatus.of(ec, sts, found), client);
@@ -574,6 +571,11 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
         }
     }
 
+    /** The executor nodes the StatefulSet wants (its spec's replicas; 0 without one). */
+    private static int wanted(StatefulSet sts) {
+        return sts == null || sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas();
+    }
+
     /**
      * The root cause of nodes that are not ready: what a pod reports (its status, or for a
      * running executor that is not ready, the problem its figures name), or, for pods that do not
@@ -582,8 +584,7 @@ public class ExecutorClusterReconciler implements Reconciler<ExecutorCluster> {
     private static Optional<PodProblems.Problem> podProblem(KubernetesClient client, StatefulSet sts, List<Pod> pods,
                                                             Map<String, NodeReading> readings) {
         Optional<PodProblems.Problem> problem = PodProblems.find(pods, readings);
-        int wanted = sts == null || sts.getSpec().getReplicas() == null ? 0 : sts.getSpec().getReplicas();
-        if (problem.isPresent() || pods.size() >= wanted) {
+        if (problem.isPresent() || pods.size() >= wanted(sts)) {
             return problem;
         }
         try {
