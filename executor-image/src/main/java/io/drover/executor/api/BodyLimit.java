@@ -6,6 +6,7 @@ import io.drover.executor.service.DroverConfig;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -30,6 +31,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A body's room comes back when its call ends, or its connection closes: one whose sender stalls
  * mid-body holds it until the server's idle timeout ({@code quarkus.http.idle-timeout}, 2 minutes).
  *
+ * <p>A writer's body is read here, on the event loop, to its end before the call goes on to its
+ * endpoint (the REST layer then reads it from memory). Our endpoints block, and a blocking
+ * endpoint read its body from a worker thread a read at a time (the REST layer buffers bodies
+ * only for endpoints that do not block): writers sending slowly held as many worker threads as
+ * they were, and every other call (a producer's enqueue, the stats, readiness) waited for one.
+ * The budget above bounds what these buffers hold.
+ *
  * <p>Refusals are written while the body is still coming. For callers that carry the write token
  * (the only ones whose bodies the API takes) the connection reads the rest and drops it, so a
  * client that writes its whole body before reading (most do) gets the answer instead of a broken
@@ -47,6 +55,7 @@ public class BodyLimit {
     private final BodyBudget budget;
     private final ObjectMapper json;
     private final Optional<byte[]> writeToken;
+    private final BodyHandler bodies;
 
     BodyLimit(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize max, ObjectMapper json,
               DroverConfig config) {
@@ -55,6 +64,8 @@ public class BodyLimit {
                 .orElseGet(BodyBudget::defaultCapacity), maxBytes);
         this.json = json;
         this.writeToken = ApiAuthFilter.bytes(config.api().token());
+        // No file uploads (a multipart body would be written to disk), at most the server's limit.
+        this.bodies = BodyHandler.create(false).setBodyLimit(maxBytes).setPreallocateBodyBuffer(true);
     }
 
     void install(@Observes Router router) {
@@ -100,7 +111,11 @@ public class BodyLimit {
                 budget.give(bytes);
             }
         });
-        ctx.next();
+        if (writer) {
+            bodies.handle(ctx); // reads the body, then goes on to the next route
+        } else {
+            ctx.next(); // answered 401 or 403 without its body read
+        }
     }
 
     private void refuse(RoutingContext ctx, int status, ApiError error, long length, boolean writer) {
