@@ -47,6 +47,11 @@ public class ApiExceptionMappers {
                 .header("Retry-After", "1").entity(e.body()).build();
     }
 
+    @ServerExceptionMapper
+    public Response conflict(ConflictException e) {
+        return json(Response.Status.CONFLICT, e.body());
+    }
+
     /** Malformed JSON or a value of the wrong type: name the field Jackson was reading. */
     @ServerExceptionMapper
     public Response badJson(JsonProcessingException e) {

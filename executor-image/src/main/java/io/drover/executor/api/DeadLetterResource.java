@@ -52,10 +52,28 @@ public class DeadLetterResource {
     public Map<String, Object> retry(@Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int64")) @PathParam("id") String idText) throws SQLException {
         long id = RequestNumbers.id(idText, "dead letter");
         if (!queries.retryDeadLetter(id)) {
-            throw new NotFoundException("no dead letter with id " + id);
+            notADeadLetter(id);
         }
         executor.jobsEnqueued();
         return Map.of("id", id, "status", "due");
+    }
+
+    /**
+     * Says what the id is instead: a caller that repeats a retry whose answer it lost (a timeout,
+     * a dropped connection) learns that the job is back in the jobs, not that it does not exist.
+     */
+    private void notADeadLetter(long id) throws SQLException {
+        JobQueries.JobView job = queries.find(id).orElseThrow(() -> new NotFoundException("no dead letter or job with id "
+                + id + " (a job that completed is deleted)"));
+        if ("dead_letter".equals(job.status())) { // dead-lettered again between the two statements
+            if (queries.retryDeadLetter(id)) {
+                return;
+            }
+            throw new ConflictException("id", "was changed by another call at the same time; read it with GET /api/v1/jobs/" + id);
+        }
+        throw new ConflictException("id", "is not a dead letter: job " + id + " is in the jobs (" + job.status()
+                + ", attempt " + job.attempts() + " of " + job.maxAttempts() + "); a dead letter once retried is a job"
+                + " under the same id until it completes or is dead-lettered again");
     }
 
     @DELETE

@@ -209,7 +209,28 @@ class JobApiTest {
                 () -> jobs().count("select count(*) from {s}.dead_letter where id = " + id) == 1);
         api().delete("/api/v1/dead-letters/" + id).then().statusCode(204);
         api().delete("/api/v1/dead-letters/" + id).then().statusCode(404);
-        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(404);
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(404)
+                .body("message", equalTo("no dead letter or job with id " + id + " (a job that completed is deleted)"));
+    }
+
+    /**
+     * A retry sent again by a caller that lost the first one's answer (a timeout, a dropped
+     * connection) is told the job is back in the jobs: 409 naming the id and its state. It was
+     * answered 404, "no dead letter", as if the job did not exist.
+     */
+    @Test
+    void aRetryRepeatedIsToldTheJobIsBack() throws Exception {
+        long id = jobs().count("select coalesce(max(id), 0) from {s}.dead_letter") + 2_000_000_000L;
+        // A type no node here handles: once retried, the job stays in the jobs (handed back, not run).
+        jobs().execute("insert into {s}.dead_letter (id, type, payload, attempts, max_attempts, error, due_at, created_at)"
+                + " values (" + id + ", 'nobody-handles-" + id + "', null, 3, 3, 'failed', now(), now())");
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(200).body("status", equalTo("due"));
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(409)
+                .body("errors[0].field", equalTo("id"))
+                .body("errors[0].message", containsString("is not a dead letter: job " + id + " is in the jobs ("))
+                .body("message", containsString("conflict: id: "));
+        assertThat(jobs().count("select count(*) from {s}.job where id = " + id)).isEqualTo(1);
+        jobs().execute("delete from {s}.job where id = " + id);
     }
 
     /**
