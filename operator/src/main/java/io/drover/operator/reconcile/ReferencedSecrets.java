@@ -2,6 +2,7 @@ package io.drover.operator.reconcile;
 
 import io.drover.operator.api.v1alpha1.ExecutorCluster;
 import io.drover.operator.api.v1alpha1.ExecutorClusterSpec;
+import io.drover.operator.api.v1alpha1.ExtraEnvVar;
 import io.drover.operator.resources.Labels;
 import io.drover.operator.resources.RollKey;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -20,7 +21,7 @@ import java.util.TreeMap;
 
 /**
  * The Secrets an ExecutorCluster points at (database credentials, API token, the database's CA
- * bundle when it is a Secret), and the CA bundle's ConfigMap, which must exist. The operator
+ * bundle when it is a Secret, the env variables' secretKeyRefs), and the CA bundle's ConfigMap, which must exist. The operator
  * reads them to check that the keys exist and to fingerprint the values the executors read: a
  * rotated password changes the fingerprint, which rolls the executors so they reconnect with
  * it, while a change of anything else of the Secret (a label, an annotation, another key such
@@ -61,6 +62,18 @@ final class ReferencedSecrets {
         if (spec.apiTokenSecret != null) {
             wanted.put(spec.apiTokenSecret.name + "/" + spec.apiTokenSecret.key, "spec.apiTokenSecret");
         }
+        // The env variables' values the executor's configuration reads: checked for expressions below.
+        java.util.Set<String> envKeys = new java.util.HashSet<>();
+        if (spec.env != null) {
+            for (int i = 0; i < spec.env.size(); i++) {
+                var from = spec.env.get(i).valueFrom;
+                if (from != null && from.secretKeyRef != null) {
+                    String secretKey = from.secretKeyRef.name + "/" + from.secretKeyRef.key;
+                    wanted.putIfAbsent(secretKey, "spec.env[" + i + "].valueFrom.secretKeyRef");
+                    envKeys.add(secretKey);
+                }
+            }
+        }
         var ca = spec.database.caBundle;
         if (ca != null && ca.secret != null) {
             wanted.put(ca.secret + "/" + ca.keyOrDefault(), "spec.database.caBundle");
@@ -95,16 +108,33 @@ final class ReferencedSecrets {
                         + " namespace use it: kubectl label secret " + name + " -n " + ns + " " + Labels.SECRET_OPT_IN + "=true");
             }
             String value = secret.getData() != null ? secret.getData().get(key) : null;
+            String plain = value == null ? null : decoded(value);
             if (value == null && secret.getStringData() != null) {
                 value = secret.getStringData().get(key);
+                plain = value;
             }
             if (value == null) {
                 return new Result(null, "SecretKeyNotFound",
                         "Secret " + ns + "/" + name + " named by " + entry.getValue() + " has no key '" + key + "'");
             }
+            if (envKeys.contains(entry.getKey()) && ExtraEnvVar.expands(plain)) {
+                // As for a plain value (the CRD refuses it there): the executor's configuration
+                // would expand it to another setting's value, such as the API token.
+                return new Result(null, "SecretValueRefused", "Secret " + ns + "/" + name + " key '" + key + "', named by "
+                        + entry.getValue() + ": " + ExtraEnvVar.EXPRESSION_MESSAGE);
+            }
             values.put(entry.getKey(), value);
         }
         return new Result(values, null, null);
+    }
+
+    /** A Secret's data value as the container gets it (data is base64; a value that is not is taken as it is). */
+    private static String decoded(String base64) {
+        try {
+            return new String(java.util.Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return base64;
+        }
     }
 
     /**

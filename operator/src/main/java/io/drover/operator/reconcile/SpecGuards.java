@@ -36,8 +36,8 @@ final class SpecGuards {
         if (spec.env != null) {
             for (int i = 0; i < spec.env.size(); i++) {
                 ExtraEnvVar e = spec.env.get(i);
-                if (e.valueFrom != null) {
-                    return Optional.of("spec.env[" + i + "].valueFrom: valueFrom is not allowed: give a plain value");
+                if (e.valueFrom != null && (e.value != null || e.valueFrom.secretKeyRef == null)) {
+                    return Optional.of("spec.env[" + i + "].valueFrom: give either value or valueFrom.secretKeyRef, not both");
                 }
                 if (e.name != null && ExtraEnvVar.refusedLogging(e.name)) {
                     return Optional.of("spec.env[" + i + "].name: " + e.name + ": " + ExtraEnvVar.LOGGING_MESSAGE);

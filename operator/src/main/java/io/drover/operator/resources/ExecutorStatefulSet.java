@@ -143,8 +143,11 @@ public final class ExecutorStatefulSet {
             env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(literal(spec.jvmOptions)).build());
         }
         if (spec.env != null) {
-            // Plain values only: the API server refused valueFrom and the names set above.
-            spec.env.forEach(e -> env.add(new EnvVarBuilder().withName(e.name).withValue(literal(e.value)).build()));
+            // A plain value, or a key of a Secret that opted in (ReferencedSecrets checked it before
+            // this is written); the API server refused the names set above.
+            spec.env.forEach(e -> env.add(e.valueFrom != null
+                    ? secretEnv(e.name, e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key)
+                    : new EnvVarBuilder().withName(e.name).withValue(literal(e.value)).build()));
         }
         return env;
     }

@@ -65,7 +65,10 @@ class ExecutorClusterSchemaTest {
             maxJobDuration: 10m\\nterminationGracePeriodSeconds: 300 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             maxJobDuration: 10m\\nterminationGracePeriodSeconds: 615 | spec.terminationGracePeriodSeconds: Invalid value: "object": terminationGracePeriodSeconds must exceed the shutdown grace period
             maxJobDuration: 10m\\njobTimeout: 20m        | spec.jobTimeout: Invalid value: "object": jobTimeout must not exceed maxJobDuration
-            env: [{name: X, valueFrom: {secretKeyRef: {name: other-team-db, key: password}}}] | spec.env[0].valueFrom: Invalid value: "object": valueFrom is not allowed
+            env: [{name: X, value: a, valueFrom: {secretKeyRef: {name: hooks, key: url}}}] | spec.env[0].valueFrom: Invalid value: "object": give either value or valueFrom.secretKeyRef, not both
+            env: [{name: X, valueFrom: {configMapKeyRef: {name: settings, key: url}}}] | spec.env[0].valueFrom.secretKeyRef: Required value
+            env: [{name: X, valueFrom: {secretKeyRef: {name: hooks}}}] | spec.env[0].valueFrom.secretKeyRef.key: Required value
+            env: [{name: DROVER_API_TOKEN, valueFrom: {secretKeyRef: {name: hooks, key: url}}}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: DROVER_API_TOKEN, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: X, value: a}, {name: drover.threads, value: "9"}] | spec.env[1].name: Invalid value: "object": this variable is set by the operator
             env: [{name: Quarkus_Datasource_Jdbc_Url, value: "jdbc:postgresql://elsewhere/x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
@@ -396,6 +399,7 @@ class ExecutorClusterSchemaTest {
             maxJobDuration: 2h\\njobTimeouts: {report: 2h, http: 30s}
             autoscaling: {scaleDownStabilizationWindow: 1h, pollingInterval: 1h, cooldownPeriod: 24h}
             apiTokenSecret: {name: api-token, key: token}
+            env: [{name: DROVER_HTTP_URL, valueFrom: {secretKeyRef: {name: hooks, key: url}}}, {name: X}, {name: Y, value: ""}]
             retryBackoff: 10m
             engine: Flowable\\nlockMode: Global\\nretryBackoff: 15m
             resources: {requests: {cpu: 500m, memory: 4Gi, ephemeral-storage: 1G}, limits: {cpu: 2, memory: 4Gi}}

@@ -6,6 +6,7 @@ import io.drover.operator.autoscaling.Autoscaler;
 import io.drover.operator.autoscaling.BacklogQuery;
 import io.drover.operator.autoscaling.FlowableBacklogQuery;
 import io.drover.operator.resources.ExecutorStatefulSet;
+import io.drover.operator.resources.Labels;
 import io.drover.operator.status.ClusterEvents;
 import io.drover.operator.status.ClusterStatus;
 import io.drover.operator.status.Conditions;
@@ -28,6 +29,7 @@ import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBui
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.BeforeEach;
@@ -1107,6 +1109,50 @@ class ExecutorClusterReconcilerTest {
         Clusters.dbSecret(client, ns, "jobs-db", "pw", true);
         await("StatefulSet", () -> client.apps().statefulSets().inNamespace(ns).withName("optin").get());
         awaitCondition("optin", Conditions.DEGRADED, "False", "AsExpected");
+    }
+
+    /**
+     * A handler's secret (a webhook URL with its token in the path, a downstream API key) reaches
+     * the executors as an env variable from a Secret, not as a plain value in the pod template:
+     * only from a Secret that opted in, its rotation rolls the executors, and a value the
+     * executor's configuration would expand is refused as it is in a plain value.
+     */
+    @Test
+    @Order(9)
+    void anEnvVariableFromASecretIsUsedOnlyIfItOptedIn() {
+        Clusters.dbSecret(client, ns, "pw");
+        hookSecret("https://hooks.example/T0/B0/first", false);
+        Clusters.create(client, ns, Clusters.yaml("hooked",
+                "env: [{name: DROVER_HTTP_URL, valueFrom: {secretKeyRef: {name: hooks, key: url}}}]"));
+        ExecutorCluster ec = awaitCondition("hooked", Conditions.DEGRADED, "True", "SecretNotOptedIn");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage())
+                .contains("hooks", "spec.env[0].valueFrom.secretKeyRef", "drover.io/executor-secret=true");
+        assertThat(client.apps().statefulSets().inNamespace(ns).withName("hooked").get()).isNull();
+
+        hookSecret("https://hooks.example/T0/B0/first", true);
+        String first = awaitHash("hooked", null);
+        StatefulSet sts = client.apps().statefulSets().inNamespace(ns).withName("hooked").get();
+        var url = sts.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getName().equals("DROVER_HTTP_URL")).findFirst().orElseThrow();
+        assertThat(url.getValue()).isNull();
+        assertThat(url.getValueFrom().getSecretKeyRef().getName()).isEqualTo("hooks");
+        assertThat(url.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("url");
+        assertThat(Serialization.asYaml(sts)).doesNotContain("hooks.example");
+        awaitCondition("hooked", Conditions.DEGRADED, "False", "AsExpected");
+
+        hookSecret("https://hooks.example/T0/B0/rotated", true);
+        assertThat(awaitHash("hooked", first)).isNotEqualTo(first);
+
+        hookSecret("https://x.example/?t=${drover.api.token}", true);
+        ec = awaitCondition("hooked", Conditions.DEGRADED, "True", "SecretValueRefused");
+        assertThat(condition(ec, Conditions.DEGRADED).getMessage())
+                .contains("hooks", "'url'", "spec.env[0].valueFrom.secretKeyRef", "'${'").doesNotContain("x.example");
+    }
+
+    private void hookSecret(String url, boolean optedIn) {
+        client.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withName("hooks").withLabels(optedIn ? Map.of(Labels.SECRET_OPT_IN, "true") : Map.of())
+                .endMetadata().withStringData(Map.of("url", url)).build()).serverSideApply();
     }
 
     @Test

@@ -406,7 +406,7 @@ public class ExecutorClusterSpec {
     public String jvmOptions;
 
     @Size(max = 100)
-    @JsonPropertyDescription("Extra environment variables of the executor container with plain values, e.g. DROVER_HTTP_URL. valueFrom and the variables the operator sets are refused.")
+    @JsonPropertyDescription("Extra environment variables of the executor container, e.g. DROVER_HTTP_URL: a plain value, or valueFrom.secretKeyRef of a Secret labelled drover.io/executor-secret=true. The variables the operator sets are refused.")
     public List<ExtraEnvVar> env;
 
     @Default("{}")

@@ -2,17 +2,20 @@ package io.drover.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /**
- * One extra environment variable of the executor container: a plain value only. The API server
- * refuses {@code valueFrom} (a Secret reaches executors only through the fields the operator
- * checks for the opt-in label) and the variables the operator owns: the executor settings that
- * have their own field, the database connection, the API tokens and the JVM's option variables
+ * One extra environment variable of the executor container: a plain value, or one key of a Secret
+ * ({@code valueFrom.secretKeyRef}, e.g. the URL of a webhook, which carries its secret in its path,
+ * or a handler's credentials). A Secret named here is used only if it carries the opt-in label
+ * {@code drover.io/executor-secret=true}, as the database's and the API token's must: the operator
+ * checks it, and fingerprints the value so that a rotation rolls the executors
+ * (ReferencedSecrets). The API server refuses the other sources of {@code valueFrom} (a ConfigMap,
+ * the pod's fields) and the variables the operator owns: the executor
+ * settings that have their own field, the database connection, the API tokens and the JVM's option variables
  * (which would bypass the checks of {@code jvmOptions}), and the node's name (DROVER_NODENAME,
  * HOSTNAME): two pods with one name would release each other's locks. Names starting with '_'
  * are refused too: Quarkus reads _PROD_X as the profile property %prod.x, which wins over X; so
@@ -27,9 +30,8 @@ import io.fabric8.generator.annotation.ValidationRule;
  * configuration reads them: case-insensitive, with '.' and '-' as '_'.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.valueFrom)", fieldPath = ".valueFrom",
-        message = "valueFrom is not allowed: give a plain value. Secrets reach executors only as database.credentialsSecret"
-                + " and apiTokenSecret, which must carry the label drover.io/executor-secret=true")
+@ValidationRule(value = "!(has(self.value) && has(self.valueFrom))", fieldPath = ".valueFrom",
+        message = "give either value or valueFrom.secretKeyRef, not both")
 @ValidationRule(value = "!(self.name.upperAscii().replace('.', '_').replace('-', '_') in " + ExtraEnvVar.OWNED + ")"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
@@ -97,15 +99,23 @@ public class ExtraEnvVar {
     @JsonPropertyDescription("Its value.")
     public String value;
 
-    @PreserveUnknownFields
-    @JsonPropertyDescription("Not allowed: present only so that the API server can refuse it with a reason.")
-    public RefusedValueFrom valueFrom;
+    @JsonPropertyDescription("Its value from a key of a Secret in the ExecutorCluster's namespace (secretKeyRef only). The"
+            + " Secret must carry the label drover.io/executor-secret=true; a change of the value rolls the executors.")
+    public ValueFrom valueFrom;
 
-    /**
-     * Any object: typed as an object (not a bare JsonNode) so that CEL knows the field and
-     * {@code has(self.valueFrom)} compiles; its content is never read.
-     */
-    public static class RefusedValueFrom {
+    /** Where a value comes from: one key of a Secret, nothing else (no ConfigMap, no field of the pod). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class ValueFrom {
+        @Required
+        @JsonPropertyDescription("A key of a Secret in the ExecutorCluster's namespace, labelled drover.io/executor-secret=true.")
+        public SecretKeyRef secretKeyRef;
+
+        public ValueFrom() {
+        }
+
+        public ValueFrom(SecretKeyRef secretKeyRef) {
+            this.secretKeyRef = secretKeyRef;
+        }
     }
 
     /** Prefixes refused, normalized, as the first CEL name rule above lists them. */
