@@ -72,9 +72,8 @@ public final class HttpHandler implements JobHandler {
                         : "scheme " + SleepHandler.abbreviate(u.getScheme())) + (u.getHost() == null ? " and no host" : ""));
             }
         });
-        if (timeout.isNegative() || timeout.isZero()) {
-            problems.add("http.timeout must be positive, got " + timeout);
-        }
+        // As every duration setting: the exchange waits timeout.toMillis(), and less than 1ms is none.
+        io.drover.contract.SettingChecks.between(problems, "http.timeout", timeout, io.drover.contract.SettingLimits.MIN_DURATION, null);
         return problems;
     }
 

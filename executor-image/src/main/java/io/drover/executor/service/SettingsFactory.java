@@ -55,6 +55,9 @@ final class SettingsFactory {
         // Not an engine setting, but refused as the CRD refuses it: a node given 0s would give up
         // on its database at the first refused connection.
         SettingChecks.between(problems, "startupTimeout", c.startupTimeout(), SettingLimits.MIN_STARTUP_TIMEOUT, null);
+        // The gauge's refresh is scheduled with it: 0s or less ended the start-up with the
+        // scheduler's bare IllegalArgumentException, naming no setting.
+        SettingChecks.between(problems, "backlogRefreshInterval", c.backlogRefreshInterval(), SettingLimits.MIN_DURATION, null);
         problems.addAll(HttpHandler.settingProblems(c.http().url(), c.http().timeout()));
         try {
             ExecutorSettings settings = b.build();

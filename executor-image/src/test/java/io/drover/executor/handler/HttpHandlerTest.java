@@ -258,7 +258,7 @@ class HttpHandlerTest {
                 .containsExactly("http.url must be an http or https URL with a host (and a port up to 65535), e.g."
                         + " http://hooks.internal:8080/jobs; got scheme 'hooks.internal' and no host");
         assertThat(HttpHandler.settingProblems(Optional.of(URI.create("/jobs")), Duration.ZERO)).hasSize(2)
-                .last().isEqualTo("http.timeout must be positive, got PT0S");
+                .last().isEqualTo("http.timeout must be at least 1ms, got PT0S");
         assertThat(HttpHandler.settingProblems(Optional.of(URI.create("https://hooks.example/x?t=1")), Duration.ofSeconds(1))).isEmpty();
         assertThatThrownBy(() -> new HttpHandler(Optional.of(URI.create("hooks.internal:8080")), Duration.ofSeconds(1), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http.url must be");

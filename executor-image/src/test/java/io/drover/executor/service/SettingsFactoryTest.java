@@ -61,10 +61,13 @@ class SettingsFactoryTest {
     @Test
     void everyBadSettingIsNamedInOneMessage() {
         assertThatThrownBy(() -> SettingsFactory.from(config(Map.of("drover.nodeName", "n", "drover.lockMode", "Fast",
-                "drover.threads", "0", "drover.jobTimeouts", "{\"a\": \"soon\"}", "drover.startupTimeout", "0s"))))
+                "drover.threads", "0", "drover.jobTimeouts", "{\"a\": \"soon\"}", "drover.startupTimeout", "0s",
+                "drover.backlogRefreshInterval", "0s", "drover.http.timeout", "PT0.0005S"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("lockMode").hasMessageContaining("threads").hasMessageContaining("jobTimeouts")
-                .hasMessageContaining("startupTimeout must be at least 1s, got PT0S");
+                .hasMessageContaining("startupTimeout must be at least 1s, got PT0S")
+                .hasMessageContaining("backlogRefreshInterval must be at least 1ms, got PT0S")
+                .hasMessageContaining("http.timeout must be at least 1ms, got PT0.0005S");
     }
 
     private static DroverConfig config(Map<String, String> values) {
