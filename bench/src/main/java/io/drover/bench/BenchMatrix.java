@@ -74,7 +74,9 @@ final class BenchMatrix {
             environment = environment(ds, options);
             PostgresCpu postgres = PostgresCpu.of(ds);
             int floorJobs = scenarios.get(0).jobs();
-            floorRuns.addAll(floors(ds, db, postgres, "before", floorJobs));
+            List<Integer> floorPages = Floors.pages(scenarios.stream().filter(s -> s.kind().name().equals("noop"))
+                    .map(Scenario::acquirePageSize).toList());
+            floorRuns.addAll(floors(ds, db, postgres, "before", floorJobs, floorPages));
             for (Scenario s : scenarios) {
                 runAndPrint(ds, db, s, 0, jar, postgres, rows);
             }
@@ -93,14 +95,14 @@ final class BenchMatrix {
                         postgres, rows);
                 timerRounds.add(timerFirst ? new TimerRound(first, second) : new TimerRound(second, first));
             }
-            floorRuns.addAll(floors(ds, db, postgres, "after", floorJobs));
+            floorRuns.addAll(floors(ds, db, postgres, "after", floorJobs, floorPages));
             idle = IdleLatency.run(ds, db, jar, quick);
             enqueue = EnqueueBench.run(ds, db, postgres, jar, quick);
         }
         Floors floors = new Floors(floorRuns);
         environment.put("duration", Duration.between(started, Instant.now()).toSeconds() + " s");
         List<BenchResult> results = BenchReport.Row.matrix(rows);
-        List<Target> targets = targets(results, floors.fair(), timerRounds);
+        List<Target> targets = targets(results, floors, timerRounds);
         targets.addAll(idleTargets(idle));
         targets.forEach(t -> System.out.println(t.line()));
 
@@ -145,17 +147,19 @@ final class BenchMatrix {
         return s.acquirePageSize() == 1 ? Math.min(s.jobs(), 10_000) : s.jobs();
     }
 
-    /** Both variants of the SQL floor, on as many rows as the no-op runs drain. */
+    /** Both variants of the SQL floor at each page size, on as many rows as the no-op runs drain. */
     private static List<SqlFloor.Result> floors(AgroalDataSource ds, Database db, PostgresCpu postgres, String when,
-                                                int jobs) throws Exception {
+                                                int jobs, List<Integer> pages) throws Exception {
         List<SqlFloor.Result> runs = new ArrayList<>();
-        for (FloorScript script : List.of(FloorScript.twoCommit(SqlFloor.SCHEMA, Floors.PAGE),
-                FloorScript.deleteOnly(SqlFloor.SCHEMA, Floors.PAGE))) {
-            System.out.println("== SQL floor " + script.name() + " (" + when + " the matrix): pgbench, " + Floors.CLIENTS
-                    + " clients, pages of " + Floors.PAGE + ", " + jobs + " rows");
-            SqlFloor.Result r = SqlFloor.run(ds, db, postgres, script, when, jobs, Floors.CLIENTS);
-            System.out.println(Floors.line(r) + "\n");
-            runs.add(r);
+        for (int page : pages) {
+            for (FloorScript script : List.of(FloorScript.twoCommit(SqlFloor.SCHEMA, page),
+                    FloorScript.deleteOnly(SqlFloor.SCHEMA, page))) {
+                System.out.println("== SQL floor " + script.name() + " (" + when + " the matrix): pgbench, " + Floors.CLIENTS
+                        + " clients, pages of " + page + ", " + jobs + " rows");
+                SqlFloor.Result r = SqlFloor.run(ds, db, postgres, script, when, jobs, Floors.CLIENTS);
+                System.out.println(Floors.line(r) + "\n");
+                runs.add(r);
+            }
         }
         return runs;
     }
@@ -234,18 +238,18 @@ final class BenchMatrix {
                 .collect(java.util.stream.Collectors.joining(", ")) + " ms";
     }
 
-    static List<Target> targets(List<BenchResult> results, SqlFloor.Result floor, List<TimerRound> timerRounds) {
+    static List<Target> targets(List<BenchResult> results, Floors floors, List<TimerRound> timerRounds) {
         List<Target> targets = new ArrayList<>();
-        Optional<BenchResult> best2 = results.stream().filter(r -> r.kind().equals("noop") && r.nodes() == 2)
-                .max((a, b) -> Double.compare(a.jobsPerSecond(), b.jobsPerSecond()));
-        best2.ifPresent(b -> targets.add(new Target("best 2-node no-op / two-commit SQL floor",
-                b.jobsPerSecond() / floor.jobsPerSecond(), 0.6,
-                String.format("(%s: %,.0f vs %,.0f jobs/s)", b.label(), b.jobsPerSecond(), floor.jobsPerSecond()))));
-        best2.filter(b -> !Double.isNaN(b.databaseCpuMicrosPerJob()) && !Double.isNaN(floor.databaseCpuMicrosPerJob()))
-                .ifPresent(b -> targets.add(new Target("database CPU per job: two-commit SQL floor / best 2-node no-op"
-                        + " (>= 1: no higher than the floor's)", floor.databaseCpuMicrosPerJob() / b.databaseCpuMicrosPerJob(),
-                        1.0, String.format("(%.1f vs %.1f µs/job)", b.databaseCpuMicrosPerJob(),
-                        floor.databaseCpuMicrosPerJob()))));
+        // Each run against the floor of its own page size (Floors): the best ratio stands.
+        Optional<Floors.Compared> best2 = floors.bestTwoNodeNoop(results);
+        best2.ifPresent(c -> targets.add(new Target("best 2-node no-op / two-commit SQL floor of the same page size",
+                c.ratio(), 0.6, String.format("(%s: %,.0f vs %,.0f jobs/s)", c.run().label(), c.run().jobsPerSecond(),
+                        c.floor().jobsPerSecond()))));
+        best2.filter(c -> !Double.isNaN(c.run().databaseCpuMicrosPerJob()) && !Double.isNaN(c.floor().databaseCpuMicrosPerJob()))
+                .ifPresent(c -> targets.add(new Target("database CPU per job: two-commit SQL floor / that run"
+                        + " (>= 1: no higher than the floor's)", c.floor().databaseCpuMicrosPerJob()
+                        / c.run().databaseCpuMicrosPerJob(), 1.0, String.format("(%.1f vs %.1f µs/job, page %d)",
+                        c.run().databaseCpuMicrosPerJob(), c.floor().databaseCpuMicrosPerJob(), c.floor().batch()))));
         results.stream().filter(r -> r.kind().startsWith("sleep:")).findFirst().ifPresent(r -> targets.add(new Target(
                 "100 ms jobs / theoretical max", r.percentOfTheoretical() / 100, 0.97,
                 String.format("(%,.0f of %,.0f jobs/s)", r.jobsPerSecond(), r.theoreticalMaxPerSecond()))));

@@ -39,8 +39,27 @@ class BenchReportTest {
                 new BenchReport.Row(1, run("SkipLocked", 256, 2, 70_000), null));
         List<BenchResult> matrix = BenchReport.Row.matrix(rows);
         assertThat(matrix).extracting(BenchResult::jobsPerSecond).containsExactly(50_000.0, 45_000.0);
-        BenchMatrix.Target best = BenchMatrix.targets(matrix, floors().fair(), List.of()).get(0);
-        assertThat(best.detail()).contains("50,000 vs");
+        BenchMatrix.Target best = BenchMatrix.targets(matrix, floors(), List.of()).get(0);
+        // The page-256 run against page 256's floor (0.56) beats the page-512 one against 512's (0.33).
+        assertThat(best.detail()).contains("45,000 vs 80,000").doesNotContain("70,000");
+    }
+
+    @Test
+    void eachRunIsSetAgainstTheFloorOfItsOwnPageSize() {
+        // Page 512 commits half as often per job, on either side: its run against page 256's floor
+        // credited the page size to the executor. Here the page-256 run has the better ratio.
+        List<BenchResult> matrix = List.of(run("Global", 512, 2, 90_000), run("SkipLocked", 256, 2, 60_000),
+                run("SkipLocked", 1, 2, 1_000));
+        List<BenchMatrix.Target> targets = BenchMatrix.targets(matrix, floors(), List.of());
+        assertThat(targets.get(0).ratio()).isEqualTo(60_000.0 / 80_000);
+        assertThat(targets.get(0).detail()).contains("60,000 vs 80,000");
+        assertThat(targets.get(1).detail()).contains("page 256");
+        assertThat(floors().fairFor(512).jobsPerSecond()).isEqualTo(150_000);
+        assertThat(floors().fairFor(1).jobsPerSecond()).as("page 1 has no floor of its own").isEqualTo(80_000);
+        // Without a floor at 512, the 512 run is not compared at all.
+        Floors only256 = new Floors(floors().runs().stream().filter(r -> r.batch() == 256).toList());
+        assertThat(only256.bestTwoNodeNoop(matrix).orElseThrow().run().acquirePageSize()).isEqualTo(256);
+        assertThat(Floors.pages(List.of(1, 256, 512, 256))).containsExactly(256, 512);
     }
 
     @Test
@@ -95,7 +114,9 @@ class BenchReportTest {
     private static Floors floors() {
         return new Floors(List.of(new SqlFloor.Result("two-commit", "before", 100_000, 2, 256, 1.2, 80_000,
                 "job_acquire_idx", 470, 18, 0.0078, 55_000), new SqlFloor.Result("delete-only", "before", 100_000, 2,
-                256, 0.5, 180_000, "job_acquire_idx", 115, 8, 0.0039, 120_000)));
+                256, 0.5, 180_000, "job_acquire_idx", 115, 8, 0.0039, 120_000),
+                new SqlFloor.Result("two-commit", "before", 100_000, 2, 512, 0.7, 150_000,
+                "job_acquire_idx", 400, 12, 0.0039, 80_000)));
     }
 
     private static BenchResult result(double jobsPerSecond, double executorCpu, double jit) {
