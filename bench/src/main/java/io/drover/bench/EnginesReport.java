@@ -119,7 +119,12 @@ final class EnginesReport implements Callable<Integer> {
                 + " (docs/engines.md has the mapping). The runs are sized per engine for drains of similar length (jobs/s"
                 + " compare; the table shows each run's jobs). *% of max*: of nodes x threads x 10 jobs/s for 100 ms jobs."
                 + " Flowable's executor has no due-to-start timer and no global-lock hooks, so those columns stay empty for it."
-                + " Compare ratios within one run.\n\n");
+                + " Both images run the same JVM flags and JIT directives (docs/image.md). The Flowable node is Flowable's"
+                + " async executor with Drover's additions around it (an outcome listener per job, lock renewal, the"
+                + " acquisition watch: docs/engines.md). *executor CPU µs/job* is each run's nodes' CPU from before"
+                + " the seed to the end of the drain, on fresh JVMs, over that run's jobs: an engine that drains fewer jobs"
+                + " carries more of its JVM's start-up compilation per job, so that column compares within an engine,"
+                + " not across them. Compare ratios within one run.\n\n");
         md.append("![jobs per second, Drover beside Flowable](").append(name).append(".png)\n\n");
         md.append("| kind | lockMode | page | nodes | Drover jobs/s | Flowable jobs/s | Drover / Flowable | % of max (Drover, Flowable) |"
                 + " jobs/acq (Drover, Flowable) | optimistic failures (Drover, Flowable) | executor CPU µs/job (Drover, Flowable) |"
