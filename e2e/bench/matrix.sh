@@ -208,7 +208,9 @@ if ((!ENGINES)) && ((${#only[@]} == 0)); then
 fi
 
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-CLUSTER_TEXT="$("$KUBECTL" get nodes -o jsonpath='{range .items[*]}{.metadata.labels.node\.kubernetes\.io/instance-type}{" "}{end}' | xargs) nodes, $("$KUBECTL" version -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)"
+# The nodes that run pods (not kwok's simulated ones), each by its instance-type label and its
+# real CPU capacity: a local cluster labels a 2-core machine c5.2xlarge for the placement rules.
+CLUSTER_TEXT="$("$KUBECTL" get nodes -l 'type!=kwok' -o jsonpath='{range .items[*]}{.metadata.labels.node\.kubernetes\.io/instance-type}{" node with "}{.status.capacity.cpu}{" cores; "}{end}' | sed 's/; $//'), $("$KUBECTL" version -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)"
 if ((ENGINES)); then
   "$JAVA" -cp "bench/target/classes:$(cat bench/target/classpath.txt)" io.drover.bench.BenchTool engines-report --results="$RESULTS" \
     --out="$OUT" --command="e2e/bench/matrix.sh $*" --cluster="$CLUSTER_TEXT"
