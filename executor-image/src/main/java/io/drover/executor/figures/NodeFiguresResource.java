@@ -30,7 +30,9 @@ public class NodeFiguresResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public NodeFigures figures() {
-        String problem = node.engine().flatMap(ExecutorEngine::problem).map(Object::toString).orElse(null);
+        // A starting node's too: why its start-up keeps failing, while it retries for startupTimeout.
+        String problem = node.engine().flatMap(ExecutorEngine::problem).or(node::startupProblem).map(Object::toString)
+                .orElse(null);
         return NodeFigures.read(settings.nodeName(), settings.lockMode().name(), registry, problem);
     }
 }

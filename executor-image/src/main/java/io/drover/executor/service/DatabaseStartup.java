@@ -78,11 +78,12 @@ final class DatabaseStartup {
     }
 
     /**
-     * Runs the step until it succeeds, reporting each failure's diagnosis to {@code status}.
+     * Runs the step until it succeeds, reporting each failure's diagnosis to {@code failing} (in
+     * the diagnosis's words, never the driver's text: readiness and the node's figures show it).
      *
      * @throws Failed when the problem is permanent, or still there after {@code timeout}
      */
-    static void retry(String what, Step step, Duration timeout, Consumer<String> status)
+    static void retry(String what, Step step, Duration timeout, Consumer<DatabaseDiagnosis> failing)
             throws Failed, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long backoff = 500;
@@ -111,9 +112,9 @@ final class DatabaseStartup {
                     LOG.warnf("%s failing, retrying for up to %s: %s", what, timeout, cause);
                     last = cause;
                 }
-                // The status is the readiness check's, which answers anyone who reaches the pod:
-                // the diagnosis, never the driver's text (which can name hosts and roles; the log has it).
-                status.accept(what + ": " + diagnosis);
+                // The diagnosis, never the driver's text (which can name hosts and roles; the log has it):
+                // readiness answers anyone who reaches the pod, and the operator reads the figures.
+                failing.accept(diagnosis);
                 Thread.sleep(backoff);
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
             }

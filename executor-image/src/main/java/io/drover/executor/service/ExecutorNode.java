@@ -1,6 +1,7 @@
 package io.drover.executor.service;
 
 import io.agroal.api.AgroalDataSource;
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.contract.NodeProblem;
 import io.drover.executor.config.ExecutorSettings;
 import io.drover.executor.engine.ExecutorEngine;
@@ -50,6 +51,8 @@ public class ExecutorNode {
     private final List<InstanceHandle<JobHandler>> handlerBeans;
     private volatile ExecutorSettings settings;
     private volatile String waitingFor = "starting";
+    /** While starting: why the last try of the start-up failed, until it succeeds (the figures' problem). */
+    private volatile DatabaseDiagnosis startupFailing;
     private volatile ExecutorEngine engine;
     private volatile boolean started;
     /**
@@ -111,7 +114,8 @@ public class ExecutorNode {
         try {
             // One step, one name ("Migrating the schema x"), which readiness, the log and the
             // termination message say: the database is checked first, before anything changes in it.
-            DatabaseStartup.retry("Migrating the schema " + settings.schema(), () -> {
+            String step = "Migrating the schema " + settings.schema();
+            DatabaseStartup.retry(step, () -> {
                 checkDatabase();
                 migrating = true;
                 try {
@@ -119,7 +123,11 @@ public class ExecutorNode {
                 } finally {
                     migrating = false;
                 }
-            }, config.startupTimeout(), status -> waitingFor = status);
+            }, config.startupTimeout(), failing -> {
+                waitingFor = step + ": " + failing;
+                startupFailing = failing;
+            });
+            startupFailing = null;
             if (!config.enabled()) {
                 LOG.info("Job execution disabled (drover.enabled=false)");
             } else {
@@ -230,5 +238,15 @@ public class ExecutorNode {
     /** While starting: what the node is waiting for. */
     public String startupStatus() {
         return waitingFor;
+    }
+
+    /**
+     * While starting: why its start-up keeps failing (the database unreachable, refusing it), in
+     * the words a running node uses, so that the operator can name the cause of a node that is not
+     * ready yet for all of its startupTimeout, not only once it gives up; empty otherwise.
+     */
+    public Optional<DatabaseDiagnosis> startupProblem() {
+        DatabaseDiagnosis failing = startupFailing;
+        return started || stopping || waitingFor.startsWith("failed") ? Optional.empty() : Optional.ofNullable(failing);
     }
 }

@@ -38,7 +38,7 @@ class DatabaseStartupTest {
                 "Checking the database", () -> {
                     runs.incrementAndGet();
                     throw new DatabaseStartup.Unsuitable(NodeProblem.StartupFailed, "the database jobs uses the encoding LATIN1");
-                }, Duration.ofMinutes(1), status -> { }));
+                }, Duration.ofMinutes(1), d -> { }));
         assertThat(failed.problem()).isEqualTo(NodeProblem.StartupFailed);
         assertThat(failed.getMessage()).isEqualTo("Checking the database failed: the database jobs uses the encoding LATIN1");
         assertThat(runs).hasValue(1);
@@ -73,7 +73,7 @@ class DatabaseStartupTest {
             if (tries.incrementAndGet() < 3) {
                 throw new SQLException("Connection refused", "08001");
             }
-        }, Duration.ofMinutes(1), status::add);
+        }, Duration.ofMinutes(1), d -> status.add("Migrating: " + d));
         assertThat(tries).hasValue(3);
         // In the diagnosis's words: the readiness check shows it to whoever asks, so never the driver's text.
         assertThat(status).containsExactly(
