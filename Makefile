@@ -101,7 +101,7 @@ bench-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15)
 	$(MVN) -q -DskipTests -pl bench -am package
 
-bench: bench-deps ## Full benchmark matrix, SQL floor, idle latency, enqueue path; writes docs/benchmarks/local.{md,json,png} (~31 min)
+bench: bench-deps ## Full benchmark matrix, SQL floor, idle latency, enqueue path; writes docs/benchmarks/local.{md,json,png} (~21 min)
 	$(BENCH_RUN) --command="make bench"
 
 bench-quick: bench-deps ## Short benchmark (under 2 min of runs); writes target/bench-quick/

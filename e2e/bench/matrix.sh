@@ -18,7 +18,7 @@
 # for the database given by BENCH_DB_HOST, BENCH_DB_PORT (5432), BENCH_DB_NAME (jobs),
 # BENCH_DB_SSLMODE (require). BENCH_EXTRA_SPEC adds YAML lines to every spec (e.g. resources
 # for a small test cluster). The full matrix is 243 configurations: meant for a real cluster (EKS,
-# c5 nodes, RDS; see docs/benchmarks/README.md); --quick is 14 that fit a laptop-sized cluster.
+# c5 nodes, RDS; see docs/benchmarks/README.md); --quick is 13 that fit a laptop-sized cluster.
 # Both then run a sizing drain and three timer rounds of two drains (below); a drain under 15 s
 # is measured again with more jobs.
 # BENCH_SAMPLE=1 (with PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE for the same database, as
