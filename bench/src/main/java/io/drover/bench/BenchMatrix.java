@@ -340,8 +340,13 @@ final class BenchMatrix {
         }
         env.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         env.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + memory() + ", " + cpu());
+        // The nodes' JVM flags as LocalFleet starts them (not a description of them): a build
+        // without the JIT directives runs without, and the page says so.
+        List<String> command = LocalFleet.command(options.executorJar);
+        String flags = String.join(" ", command.subList(1, command.indexOf("-jar")))
+                .replaceAll("CompilerDirectivesFile=\\S*/", "CompilerDirectivesFile=");
         env.put("settings", "threads " + THREADS + " (64 for sleep jobs), queueSize " + QUEUE
-                + ", lockExpiry 60s, executor nodes as separate JVMs (-Xmx384m, the image's JIT directives) on the same"
+                + ", lockExpiry 60s, executor nodes as separate JVMs (`java " + flags + "`) on the same"
                 + " machine as PostgreSQL");
         return env;
     }

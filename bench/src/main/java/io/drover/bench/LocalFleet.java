@@ -112,7 +112,7 @@ final class LocalFleet implements AutoCloseable {
      * as tools/build-image.sh passes them), so the nodes measured here run as the image's do; a
      * build from before them runs without.
      */
-    private static List<String> command(Path executorJar) {
+    static List<String> command(Path executorJar) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseParallelGC"));
         Path directives = executorJar.resolveSibling("jvm/compiler-directives.json");
