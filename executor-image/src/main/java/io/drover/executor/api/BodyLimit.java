@@ -31,12 +31,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A body's room comes back when its call ends, or its connection closes: one whose sender stalls
  * mid-body holds it until the server's idle timeout ({@code quarkus.http.idle-timeout}, 2 minutes).
  *
- * <p>A writer's body is read here, on the event loop, to its end before the call goes on to its
- * endpoint (the REST layer then reads it from memory). Our endpoints block, and a blocking
- * endpoint read its body from a worker thread a read at a time (the REST layer buffers bodies
- * only for endpoints that do not block): writers sending slowly held as many worker threads as
- * they were, and every other call (a producer's enqueue, the stats, readiness) waited for one.
- * The budget above bounds what these buffers hold.
+ * <p>A writer's body that comes with its length and is not a form is read here, on the event
+ * loop, to its end before the call goes on to its endpoint (the REST layer then reads it from
+ * memory). Our endpoints block, and a blocking endpoint read its body from a worker thread a read
+ * at a time (the REST layer buffers bodies only for endpoints that do not block): writers sending
+ * slowly held as many worker threads as they were, and every other call (a producer's enqueue,
+ * the stats, readiness) waited for one. Such a body is held whole, then copied for the parser,
+ * so it counts twice against the budget (at most the whole budget: one body of the largest size
+ * still goes in alone). A chunked body keeps the streaming read (the server's own 413, with the
+ * connection closed, past the limit), and so does a form (answered 415 in the API's words: the
+ * body handler would decode it as a form first, and answer its errors in the server's).
  *
  * <p>Refusals are written while the body is still coming. For callers that carry the write token
  * (the only ones whose bodies the API takes) the connection reads the rest and drops it, so a
@@ -99,7 +103,9 @@ public class BodyLimit {
             ctx.next();
             return;
         }
-        if (!budget.tryTake(bytes)) {
+        boolean readHere = writer && length > 0 && !form(ctx.request().getHeader("Content-Type"));
+        long cost = readHere ? Math.min(budget.capacity(), 2 * bytes) : bytes;
+        if (!budget.tryTake(cost)) {
             refuse(ctx, 503, ApiError.of(String.format("the node is reading as many request bodies as it may hold at once"
                     + " (%,d bytes, drover.api.maxBodyBytesInFlight); retry shortly", budget.capacity())), length, writer);
             return;
@@ -108,14 +114,19 @@ public class BodyLimit {
         // Called when the answer is written, and when the connection closes before that.
         ctx.addEndHandler(done -> {
             if (given.compareAndSet(false, true)) {
-                budget.give(bytes);
+                budget.give(cost);
             }
         });
-        if (writer) {
+        if (readHere) {
             bodies.handle(ctx); // reads the body, then goes on to the next route
         } else {
-            ctx.next(); // answered 401 or 403 without its body read
+            ctx.next(); // a stranger's is answered 401 or 403 without its body read
         }
+    }
+
+    private static boolean form(String contentType) {
+        String type = contentType == null ? "" : contentType.trim().toLowerCase(java.util.Locale.ROOT);
+        return type.startsWith("multipart/") || type.startsWith("application/x-www-form-urlencoded");
     }
 
     private void refuse(RoutingContext ctx, int status, ApiError error, long length, boolean writer) {

@@ -214,6 +214,18 @@ class JobApiTest {
     }
 
     /**
+     * A body sent as a form (curl -d without a Content-Type) is answered in the API's words, as
+     * JSON: it is not read ahead of the endpoint as the JSON bodies are (BodyLimit), where the
+     * server would decode it as a form first and answer its errors in its own words.
+     */
+    @Test
+    void aFormBodyIsAnsweredUnsupportedInTheApisWords() {
+        given().header("Authorization", "Bearer " + WithApiToken.TOKEN).contentType("application/x-www-form-urlencoded")
+                .body("{\"type\":\"noop\",\"payload\":\"" + "x".repeat(5000) + "\"}").post("/api/v1/jobs")
+                .then().statusCode(415).contentType(ContentType.JSON).body("message", notNullValue());
+    }
+
+    /**
      * A retry sent again by a caller that lost the first one's answer (a timeout, a dropped
      * connection) is told the job is back in the jobs: 409 naming the id and its state. It was
      * answered 404, "no dead letter", as if the job did not exist.
