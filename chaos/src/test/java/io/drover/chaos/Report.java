@@ -14,15 +14,31 @@ final class Report {
     static final String BEGIN = "<!-- chaos:begin (written by make chaos; do not edit by hand) -->";
     static final String END = "<!-- chaos:end -->";
 
+    /**
+     * @param failedCheck the first of the scenario's own checks that failed after its accounting
+     *                    (the fault seen to take effect, the poison jobs' runs), or null: the row
+     *                    is written before them, and must not say "pass" for a scenario that failed
+     */
     record Row(String scenario, String fault, String lockMode, int jobs, Accounting a, int restarts,
-               Duration faultLasted, Duration recovered, boolean nodesFine) {
+               Duration faultLasted, Duration recovered, boolean nodesFine, String failedCheck) {
+        Row(String scenario, String fault, String lockMode, int jobs, Accounting a, int restarts,
+            Duration faultLasted, Duration recovered, boolean nodesFine) {
+            this(scenario, fault, lockMode, jobs, a, restarts, faultLasted, recovered, nodesFine, null);
+        }
+
+        Row failing(String check) {
+            return new Row(scenario, fault, lockMode, jobs, a, restarts, faultLasted, recovered, nodesFine,
+                    check.lines().findFirst().orElse(check));
+        }
+
         String markdown() {
             return "| " + scenario + " | " + fault + " | " + lockMode + " | " + jobs + " | " + a.lost().size()
                     + " | " + a.deadWithoutRun().size() + " | " + duplicates() + " | "
                     + (a.expectedDeadLetters() == 0 ? "-" : (a.expectedDeadLetters() - a.wrongPoisonReasons().size())
                     + " of " + a.expectedDeadLetters() + " with the right reason") + " | " + restarts + " | "
                     + seconds(recovered) + " | " + (nodesFine ? "yes" : "**no**") + " | "
-                    + (a.passed() && nodesFine ? "pass" : "**FAIL**") + " |";
+                    + (a.passed() && nodesFine && failedCheck == null ? "pass"
+                    : "**FAIL**" + (failedCheck == null ? "" : " (" + failedCheck.replace("|", "/") + ")")) + " |";
         }
 
         private String duplicates() {

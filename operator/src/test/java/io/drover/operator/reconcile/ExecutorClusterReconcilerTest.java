@@ -737,6 +737,11 @@ class ExecutorClusterReconcilerTest {
         edit("auto", ec -> ec.getSpec().autoscaling.enabled = false);
         awaitCondition("auto", Conditions.AUTOSCALING, "False", "Disabling");
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> keda("ScaledObject", "auto") == null && keda("TriggerAuthentication", "auto-db") == null);
+        // A pass after the ScaledObject is gone, the HPA still there (an edit forces one; its
+        // written template shows it ran): the count is still the HPA's.
+        String beforePass = awaitHash("auto", null);
+        edit("auto", ec -> ec.getSpec().threads = 56);
+        awaitHash("auto", beforePass);
         assertThat(client.apps().statefulSets().inNamespace(ns).withName("auto").get().getSpec().getReplicas()).isEqualTo(4);
         client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).withName("keda-hpa-auto").delete();
         edit("auto", ec -> ec.getSpec().threads = 64);
@@ -1083,15 +1088,27 @@ class ExecutorClusterReconcilerTest {
     @Test
     @Order(8)
     void theRollingHashRevealsNothingOfThePassword() {
-        // Two clusters alike in every setting, each with its own Secret holding the same password:
-        // a hash of the values would be equal (and guessable offline); the rolling hash is not.
+        // Two clusters that read the very same values (one database Secret, one API token Secret):
+        // a plain hash of the values would be equal for both (and guessable offline); the hash of
+        // each is keyed with its own roll key, so they differ.
+        Clusters.dbSecret(client, ns, "twin-db", "the-same-password", true);
+        client.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withName("twin-token").withLabels(Map.of(Labels.SECRET_OPT_IN, "true")).endMetadata()
+                .withStringData(Map.of("token", "the-same-token")).build()).serverSideApply();
         for (String name : List.of("twin-a", "twin-b")) {
-            Clusters.dbSecret(client, ns, name + "-db", "the-same-password", true);
             Clusters.create(client, ns, Clusters.yaml(name, """
-                    database: {host: db.example.internal, name: jobs, credentialsSecret: {name: %s-db}}
-                    """.formatted(name)));
+                    database: {host: db.example.internal, name: jobs, credentialsSecret: {name: twin-db}}
+                    apiTokenSecret: {name: twin-token, key: token}
+                    """));
         }
-        assertThat(awaitHash("twin-a", null)).isNotEqualTo(awaitHash("twin-b", null));
+        awaitHash("twin-a", null);
+        awaitHash("twin-b", null);
+        String a = client.apps().statefulSets().inNamespace(ns).withName("twin-a").get().getMetadata().getAnnotations()
+                .get(RollHashes.SECRETS_HASH);
+        String b = client.apps().statefulSets().inNamespace(ns).withName("twin-b").get().getMetadata().getAnnotations()
+                .get(RollHashes.SECRETS_HASH);
+        assertThat(a).isNotBlank();
+        assertThat(b).isNotBlank().isNotEqualTo(a);
     }
 
     @Test
