@@ -49,7 +49,7 @@ final class BarChart {
 
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = canvas(image, title,
-                "jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: two-commit SQL floor)" : ")"));
+                "jobs/s (green Global, red Optimistic, blue SkipLocked" + (floor > 0 ? "; dashed: two-commit SQL floor, page " + Floors.PAGE + ")" : ")"));
 
         for (int i = 0; i < results.size(); i++) {
             BenchResult r = results.get(i);
@@ -69,7 +69,7 @@ final class BarChart {
             g.setColor(Color.BLACK);
             g.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
             g.drawLine(fx, top - 4, fx, top + row * results.size());
-            g.drawString(String.format("SQL floor %,.0f", floor), Math.min(fx - 40, width - 150), top + row * results.size() + 18);
+            g.drawString(String.format("SQL floor (page %d) %,.0f", Floors.PAGE, floor), Math.min(fx - 40, width - 150), top + row * results.size() + 18);
         }
         g.dispose();
         ImageIO.write(image, "png", file.toFile());

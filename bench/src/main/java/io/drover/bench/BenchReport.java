@@ -220,7 +220,8 @@ final class BenchReport {
             over a scan of the whole table (seen on 20,000 rows), a plan no node runs. Before pgbench starts, \
             `EXPLAIN` of each statement under those switches must show the page taken through `job_acquire_idx` \
             and no sequential scan of the job table, or the run fails; the indexes walked are in the floor table. \
-            Two variants, 2 clients each, at each page size of the matrix's no-op runs but 1 (256 and 512), each \
+            Two variants, 2 clients each, at each page size of the matrix's no-op runs but 1 (the floor table \
+            lists them), each \
             run before and after the matrix (the better run counts, so that a moment of load on the shared cores \
             does not lower the floor). A run is set against the floor of its own page size: a larger page commits \
             less often per job on either side, so a floor of pages of 256 set against a run of pages of 512 \
