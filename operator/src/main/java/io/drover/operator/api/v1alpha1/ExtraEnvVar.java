@@ -109,13 +109,6 @@ public class ExtraEnvVar {
         @Required
         @JsonPropertyDescription("A key of a Secret in the ExecutorCluster's namespace, labelled drover.io/executor-secret=true.")
         public SecretKeyRef secretKeyRef;
-
-        public ValueFrom() {
-        }
-
-        public ValueFrom(SecretKeyRef secretKeyRef) {
-            this.secretKeyRef = secretKeyRef;
-        }
     }
 
     /** Prefixes refused, normalized, as the first CEL name rule above lists them. */
