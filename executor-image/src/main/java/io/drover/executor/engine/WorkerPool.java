@@ -108,6 +108,8 @@ final class WorkerPool {
         Thread thread;
         volatile Execution current;
         volatile boolean abandoned;
+        /** Its thread was seen inside System.exit (logged once). */
+        volatile boolean exitSeen;
 
         @Override
         public void run() {
@@ -516,7 +518,7 @@ final class WorkerPool {
     /** Waits for running jobs to finish; interrupts the ones still running at the deadline. */
     boolean awaitRunningJobs(long deadlineNanos) throws InterruptedException {
         joinWorkers(deadlineNanos);
-        List<Worker> alive = workers.stream().filter(w -> w.thread.isAlive()).toList();
+        List<Worker> alive = workers.stream().filter(w -> w.thread.isAlive() && !inJvmExit(w)).toList();
         if (!alive.isEmpty()) {
             for (Worker w : alive) {
                 synchronized (w) { // as the timeout watch: only the run in progress now
@@ -544,14 +546,48 @@ final class WorkerPool {
         joinWorkers(System.nanoTime() + max.toNanos());
     }
 
-    /** Joins the workers still in the pool, each for what is left until the deadline. */
+    /**
+     * Joins the workers still in the pool, each for what is left until the deadline, except one
+     * whose run is the JVM's exit ({@link #inJvmExit}): that one never ends, and waiting for it
+     * kept a node whose handler called System.exit alive for all of shutdownGracePeriod, until
+     * liveness killed it. The others' runs still get their grace.
+     */
     private void joinWorkers(long deadlineNanos) throws InterruptedException {
         for (Worker w : List.copyOf(workers)) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left > 0) {
-                w.thread.join(Duration.ofNanos(left));
+            while (w.thread.isAlive() && !inJvmExit(w)) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                w.thread.join(Duration.ofNanos(Math.min(left, EXIT_CHECK.toNanos())));
             }
         }
+    }
+
+    /** How often a join looks again whether the worker it waits for has gone into the JVM's exit. */
+    private static final Duration EXIT_CHECK = Duration.ofMillis(200);
+
+    /**
+     * True if the worker's thread is inside {@code System.exit} (its handler, or code it called,
+     * ended the JVM). Such a thread waits in the exit for the JVM's shutdown hooks, this stop
+     * among them, so its run can never return. Its job is left as a killed node's is, locked by
+     * this node: the node that recovers it (this one restarted, or any once the lock expires)
+     * makes it a suspect, whose next runs are watched, and the poison rule ends it if it keeps
+     * ending nodes. A stack walk, but only of a worker still alive while the node stops.
+     */
+    private boolean inJvmExit(Worker w) {
+        for (StackTraceElement frame : w.thread.getStackTrace()) {
+            if (frame.getClassName().equals("java.lang.Shutdown") && frame.getMethodName().equals("exit")) {
+                if (!w.exitSeen) {
+                    w.exitSeen = true;
+                    Execution ex = w.current;
+                    LOG.warnf("The run of job %s called System.exit: the stop does not wait for it; the job stays"
+                            + " locked by this node, as a killed node's would", ex == null ? "(none)" : String.valueOf(ex.lease.id()));
+                }
+                return true;
+            }
+        }
+        return false;
     }
 
     int queued() {

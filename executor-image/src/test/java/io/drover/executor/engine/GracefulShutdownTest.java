@@ -47,6 +47,34 @@ class GracefulShutdownTest {
     }
 
     /**
+     * A handler that calls System.exit begins the node's graceful stop from inside its own run,
+     * which can never return: its thread waits in the exit for the stop. The stop gives the other
+     * running job its grace and writes its outcome, but does not wait for the run that called
+     * exit; the node ends with the handler's status. It used to wait out all of
+     * shutdownGracePeriod (2 minutes here) for that run, until liveness killed the node.
+     */
+    @Test
+    void aHandlerThatCallsExitEndsItsNodeWithoutWaitingOutTheGracePeriod() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        try (NodeProcess node = NodeProcess.start("exiting", schema, Map.of("threads", "2", "shutdownGracePeriod", "PT2M"))) {
+            node.awaitReady();
+            jobs.enqueue(1, RecordingHandler.TYPE, "3000", 3);
+            Jobs.await("the job beside it started", Duration.ofSeconds(30),
+                    () -> jobs.count("select count(*) from {s}.test_execution") == 1);
+            jobs.enqueue(1, "exit", "3", 3);
+            assertThat(node.awaitExit(Duration.ofSeconds(60))).as("the node's exit status: the handler's").isEqualTo(3);
+            assertThat(node.output()).as("the graceful stop completed").anyMatch(l -> l.startsWith("STATS"));
+        }
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at is not null"))
+                .as("the job running beside it, given its grace").isEqualTo(1);
+        assertThat(jobs.count("select count(*) from {s}.job where type = 'record'")).as("its outcome, written").isZero();
+        assertThat(jobs.count("select count(*) from {s}.job where type = 'exit' and locked_by like 'exiting:%'"))
+                .as("the job that called exit: left locked by its node, as a killed node's is, for recovery to"
+                        + " make it a suspect").isEqualTo(1);
+    }
+
+    /**
      * The longest grace period the operator writes (from maxJobDuration, up to 2562047h): a stop
      * still waits for the running jobs and writes their outcomes. Its deadline in nanoseconds,
      * plus the time after grace, no longer fit a long once the host had been up 47 minutes: the

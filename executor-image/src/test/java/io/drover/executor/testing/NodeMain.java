@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * One executor node as its own OS process, for tests that need real separate nodes: SIGKILL
  * (crash), SIGTERM (graceful shutdown). Arguments are key=value settings. Prints "READY" when
- * the engine runs and "STATS ..." after a graceful stop.
+ * the engine runs and "STATS ..." after a graceful stop (also one a handler's System.exit began).
  */
 public final class NodeMain {
     public static void main(String[] args) throws Exception {
@@ -48,7 +48,9 @@ public final class NodeMain {
                 settings.databaseTimeout());
         AgroalDataSource ds = PooledDataSource.create(a.get("jdbcUrl"), "postgres", "postgres", settings.threads() + 2);
         ExecutorMetrics metrics = new ExecutorMetrics(new SimpleMeterRegistry());
-        var handlers = HandlerRegistry.of(List.of(new NoopHandler(), new RecordingHandler(ds, schema, node)));
+        // "exit": a handler with a fatal bug that ends the JVM, with the payload as its status.
+        var handlers = HandlerRegistry.of(List.of(new NoopHandler(), new RecordingHandler(ds, schema, node),
+                Handlers.of("exit", job -> System.exit(Integer.parseInt(job.payload())))));
         ExecutorEngine engine = new ExecutorEngine(settings, engineDs, handlers, metrics);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             engine.close();

@@ -99,6 +99,20 @@ public final class NodeProcess implements AutoCloseable {
                         + " without completing its graceful shutdown; output:\n" + String.join("\n", output)));
     }
 
+    /**
+     * Waits for the node to end by itself (a handler's System.exit) and returns its exit status.
+     *
+     * @throws AssertionError if it is still running after {@code max}
+     */
+    public int awaitExit(java.time.Duration max) throws InterruptedException {
+        if (!process.waitFor(max.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("node " + name + " still running after " + max + "; output:\n"
+                    + String.join("\n", output));
+        }
+        pump.join(10_000);
+        return process.exitValue();
+    }
+
     public List<String> output() {
         return List.copyOf(output);
     }
