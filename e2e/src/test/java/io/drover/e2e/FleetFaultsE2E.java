@@ -313,8 +313,10 @@ class FleetFaultsE2E {
         FleetWatch watch = new FleetWatch(client, NS, ec);
         Instant stopped = Instant.now();
         Instant started;
+        boolean answeredWhileStopped;
         try {
             Commands.run(List.of("bash", "-c", env.dbStop().get())).orFail();
+            answeredWhileStopped = jobs.answers();
             Thread.sleep(20_000); // 2 x lockExpiry
             Commands.run(List.of("bash", "-c", env.dbStart().get())).orFail();
             started = Instant.now();
@@ -330,10 +332,18 @@ class FleetFaultsE2E {
         awaitFinished(jobs, ids, Set.of(), Duration.ofMinutes(4));
         long drained = Duration.between(started, Instant.now()).toSeconds();
         Runs runs = Runs.of(ids, Set.of(), jobs.deadLetterErrors().keySet(), receiver.events(), List.of());
-        log("database down: " + runs + "; drained " + drained + " s after the database was back");
+        // The outage's effect: once every lease had run out (lockExpiry 10 s, and 3 s for a start
+        // report on its way), no node may start a job until the database is back.
+        Instant leasesOut = stopped.plusSeconds(10 + 3);
+        List<Long> startedWhileDown = receiver.events().stream().filter(e -> e.kind().equals("start")
+                && e.at().isAfter(leasesOut) && e.at().isBefore(started)).map(ExecutionReceiver.Event::job).toList();
+        log("database down: " + runs + "; drained " + drained + " s after the database was back; started while"
+                + " down with every lease out: " + startedWhileDown);
         report.check("PostgreSQL stopped under an autoscaled fleet", "server stopped for 20 s (2 x lockExpiry) at 3 nodes",
                 ids.size(), runs, "replicas " + before + " before, never fewer than " + least
                         + "; drained " + drained + " s after the database was back", () -> {
+                    assertThat(answeredWhileStopped).as("the database answered after E2E_DB_STOP: no outage").isFalse();
+                    assertThat(startedWhileDown).as("jobs started while the database was down, every lease out").isEmpty();
                     assertThat(least).as("replicas never drop because of the outage").isEqualTo(before);
                     assertThat(runs.lost()).isEmpty();
                     assertThat(runs.ranTwice()).as("a database outage runs nothing twice").isEmpty();

@@ -153,4 +153,15 @@ final class JobTable {
             return rs.getLong(1);
         }
     }
+
+    /** Whether the database answers a query now, on a new connection. */
+    boolean answers() {
+        try (Connection c = connect(); java.sql.Statement s = c.createStatement()) {
+            s.setQueryTimeout(5);
+            s.execute("select 1");
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
 }
