@@ -22,7 +22,15 @@ final class FaultReport {
         }
     }
 
-    private final List<Row> rows = new ArrayList<>();
+    /** The table's rows, in markdown. */
+    private final List<String> rows = new ArrayList<>();
+    /** The current test recorded its row. */
+    private boolean checked;
+
+    /** A test begins: it has no row yet. */
+    void begin() {
+        checked = false;
+    }
 
     /** Runs the scenario's assertions and records its row, passed or not. */
     void check(String scenario, String fault, int jobs, Runs runs, String measured, Runnable assertions) {
@@ -31,10 +39,29 @@ final class FaultReport {
             assertions.run();
             passed = true;
         } finally {
-            Row row = new Row(scenario, fault, jobs, runs, measured, passed);
-            rows.add(row);
-            Kube.log(row.markdown());
+            add(new Row(scenario, fault, jobs, runs, measured, passed).markdown());
+            checked = true;
         }
+    }
+
+    /**
+     * A test failed before its row: a wait that timed out, a fault that could not be made. The
+     * table says so, rather than leaving the scenario out of a page that would then show only passes.
+     */
+    void failedWithoutRow(String test, Throwable cause) {
+        if (checked) {
+            return;
+        }
+        String why = String.valueOf(cause.getMessage()).lines().findFirst().orElse(cause.getClass().getSimpleName());
+        why = why.replace("|", "\\|");
+        add("| " + test + " | - | - | - | - | - | did not finish: " + (why.length() > 200 ? why.substring(0, 200) + "..." : why)
+                + " | **FAIL** |");
+        checked = true;
+    }
+
+    private void add(String row) {
+        rows.add(row);
+        Kube.log(row);
     }
 
     void write(Path page) throws Exception {
@@ -46,7 +73,7 @@ final class FaultReport {
                 + " lockExpiry 10s, 2 threads and queueSize 2 per node, every job a `chaos` job reporting its start and finish.\n\n");
         t.append("| scenario | fault | jobs | lost | cut short | run twice | measured | result |\n");
         t.append("|---|---|---|---|---|---|---|---|\n");
-        rows.forEach(r -> t.append(r.markdown()).append('\n'));
+        rows.forEach(r -> t.append(r).append('\n'));
         t.append(END);
         String text = Files.readString(page);
         int b = text.indexOf(BEGIN);

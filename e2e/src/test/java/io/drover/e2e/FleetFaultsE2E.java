@@ -48,6 +48,20 @@ class FleetFaultsE2E {
     static String schemaPrefix;
     static final FaultReport report = new FaultReport();
 
+    /** A scenario that fails before its row still gets one, marked FAIL with its cause. */
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final org.junit.jupiter.api.extension.TestWatcher unfinished = new org.junit.jupiter.api.extension.TestWatcher() {
+        @Override
+        public void testFailed(org.junit.jupiter.api.extension.ExtensionContext context, Throwable cause) {
+            report.failedWithoutRow(context.getRequiredTestMethod().getName(), cause);
+        }
+    };
+
+    @org.junit.jupiter.api.BeforeEach
+    void newScenario() {
+        report.begin();
+    }
+
     @BeforeAll
     static void setUp() throws Exception {
         env = E2EEnvironment.fromEnv();
