@@ -21,7 +21,7 @@ OPERATOR_IMAGE_ARCHIVE := operator/target/image/drover-operator.oci.tar
 E2E_EXECUTOR_IMAGE := localhost/drover-executor-e2e:$(IMAGE_VERSION)
 E2E_EXECUTOR_IMAGE_ARCHIVE := executor-image/target/image/drover-executor-e2e.oci.tar
 
-.PHONY: help build test run bench bench-quick bench-deps clean image image-test image-tools \
+.PHONY: help build test run bench bench-floor bench-quick bench-deps clean image image-test image-tools \
 	flowable-image crds crds-check test-binaries prometheus-binaries cluster-binaries run-intro operator-image images e2e-image e2e cluster-up keda down \
 	run-local bench-cluster bench-engines chaos
 
@@ -90,10 +90,10 @@ run-local: ## Without Kubernetes: executor nodes on an embedded PostgreSQL with 
 	  -cp $(EXEC_CP) io.drover.executor.demo.LocalDemo $(ARGS)
 
 # The bench module's tool; its package writes bench/target/classpath.txt.
-BENCH_RUN = $(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
-	  -cp bench/target/classes:$$(cat bench/target/classpath.txt) io.drover.bench.BenchTool local \
-	  --executor-jar=executor-image/target/quarkus-app/quarkus-run.jar \
-	  --revision=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+BENCH_TOOL = $(JAVA_HOME)/bin/java -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
+	  -cp bench/target/classes:$$(cat bench/target/classpath.txt) io.drover.bench.BenchTool
+BENCH_REVISION = --revision=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+BENCH_RUN = $(BENCH_TOOL) local --executor-jar=executor-image/target/quarkus-app/quarkus-run.jar $(BENCH_REVISION)
 
 # -am: the executor (its packaged service for the nodes, its jar for the tool) is built too.
 bench-deps:
@@ -103,6 +103,9 @@ bench-deps:
 
 bench: bench-deps ## Full benchmark matrix, SQL floor, idle latency, enqueue path; writes docs/benchmarks/local.{md,json,png} (~21 min)
 	$(BENCH_RUN) --command="make bench"
+
+bench-floor: bench-deps ## The SQL floor at 1, 2 and 4 pgbench clients, interleaved (is make bench's floor its best?); writes docs/benchmarks/floor-clients.md (~1 min)
+	$(BENCH_TOOL) floor-clients $(BENCH_REVISION) --command="make bench-floor"
 
 bench-quick: bench-deps ## Short benchmark (under 2 min of runs); writes target/bench-quick/
 	$(BENCH_RUN) --quick --command="make bench-quick"

@@ -12,12 +12,13 @@ import java.util.concurrent.Callable;
 
 /**
  * The benchmark's host-only tools, beside the executor image's in-cluster {@code bench run}:
- * {@code local} ({@code make bench}), {@code matrix}, {@code run} with local nodes, and
+ * {@code local} ({@code make bench}), {@code matrix}, {@code floor-clients} ({@code make bench-floor}),
+ * {@code run} with local nodes, and
  * {@code report} (the in-cluster page and chart), {@code engines-report} (Flowable beside Drover),
  * {@code renewal} (lock renewal's database cost).
  */
 @Command(name = "drover-bench",
-        subcommands = {LocalCommand.class, MatrixCommand.class, LocalRunCommand.class, ClusterReport.class, EnginesReport.class, RenewalCost.class,
+        subcommands = {LocalCommand.class, MatrixCommand.class, FloorClientsCommand.class, LocalRunCommand.class, ClusterReport.class, EnginesReport.class, RenewalCost.class,
                 HelpCommand.class},
         description = "The Drover benchmark's tools for this machine.")
 public final class BenchTool implements Callable<Integer> {

@@ -26,14 +26,19 @@ final class LocalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
+        try (EmbeddedPostgres pg = durablePostgres()) {
+            return BenchMatrix.run(new Database(pg.getJdbcUrl("postgres", "postgres"), "postgres", "postgres"), matrix);
+        }
+    }
+
+    /** The benchmark's own PostgreSQL: embedded binaries, commits as durable as on RDS. */
+    static EmbeddedPostgres durablePostgres() throws java.io.IOException {
+        return EmbeddedPostgres.builder()
                 .setServerConfig("max_connections", "200")
                 .setServerConfig("shared_buffers", "256MB")
                 .setServerConfig("fsync", "on")
                 .setServerConfig("synchronous_commit", "on")
                 .setServerConfig("full_page_writes", "on")
-                .start()) {
-            return BenchMatrix.run(new Database(pg.getJdbcUrl("postgres", "postgres"), "postgres", "postgres"), matrix);
-        }
+                .start();
     }
 }

@@ -29,6 +29,15 @@ class BenchToolTest {
     }
 
     @Test
+    void floorClientsTakesWhatMakeBenchFloorPasses() {
+        FloorClientsCommand floor = parse("floor-clients", "--revision=abc1234", "--command=make bench-floor");
+        assertThat(floor.clients).containsExactly(1, Floors.CLIENTS, 4);
+        assertThat(floor.out).isEqualTo(Path.of("docs/benchmarks/floor-clients.md"));
+        assertThat(floor.revision).isEqualTo("abc1234");
+        assertThat(floor.command).isEqualTo("make bench-floor");
+    }
+
+    @Test
     void localTakesWhatMakeBenchPasses() {
         LocalCommand local = parse("local", "--executor-jar=q.jar", "--revision=abc1234", "--quick",
                 "--command=make bench-quick");
