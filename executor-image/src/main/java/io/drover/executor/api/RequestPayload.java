@@ -61,6 +61,28 @@ public record RequestPayload(String text, boolean textual) {
             return new RequestPayload(out.toString(), false);
         }
 
+        /**
+         * The decimal at the parser's token, if its stored text stays within the digits the parser
+         * reads back. The text is BigDecimal's, which can have more digits than the number as
+         * written: 996 digits at e-1001 (1,000 digits, within the limit) are stored as 0.000...,
+         * 1,002 digits, which no handler's parser reads, so the job was dead-lettered at its
+         * first run though the API had taken it.
+         */
+        private static java.math.BigDecimal storable(JsonParser p) throws IOException {
+            java.math.BigDecimal d = p.getDecimalValue();
+            int max = p.streamReadConstraints().getMaxNumberLength();
+            // Its text has at most 10 digits more than its precision (an exponent, or up to 7 zeros
+            // before them): only a number that close to the limit needs its text counted.
+            if (d.precision() + 10 > max) {
+                long digits = d.toString().chars().filter(c -> c >= '0' && c <= '9').count();
+                if (digits > max) {
+                    throw new com.fasterxml.jackson.core.exc.StreamConstraintsException(String.format(
+                            "Number value length (%d, as stored) exceeds the maximum allowed (%d)", digits, max));
+                }
+            }
+            return d;
+        }
+
         /** Copies the value at the parser's token, leaving the parser on its last token. */
         private static void copy(JsonParser p, JsonGenerator g) throws IOException {
             int depth = 0;
@@ -92,7 +114,7 @@ public record RequestPayload(String text, boolean textual) {
                             default -> g.writeNumber(p.getBigIntegerValue());
                         }
                     }
-                    case VALUE_NUMBER_FLOAT -> g.writeNumber(p.getDecimalValue());
+                    case VALUE_NUMBER_FLOAT -> g.writeNumber(storable(p));
                     case VALUE_TRUE -> g.writeBoolean(true);
                     case VALUE_FALSE -> g.writeBoolean(false);
                     case VALUE_NULL -> g.writeNull();

@@ -331,6 +331,14 @@ class JobApiTest {
         api().body("{\"jobs\":[{\"type\":\"noop\"},{\"type\":\"no\\udc00op\"}]}").post("/api/v1/jobs/batch").then()
                 .statusCode(400).body("errors[0].field", equalTo("jobs[1].type"));
         api().body("{\"type\":\"noop\",\"payload\":\"\\ud83d\\ude00\"}").post("/api/v1/jobs").then().statusCode(201);
+        // A number within the parser's 1,000 digits as written, but not as stored (BigDecimal's
+        // text of 996 digits at e-1001 is 0.000..., 1,002 digits): refused, where it was taken and
+        // the job dead-lettered at its first run, its payload unreadable to handlers.
+        String digits = "7".repeat(996);
+        api().body("{\"type\":\"noop\",\"payload\":{\"n\":" + digits + "e-1001}}").post("/api/v1/jobs").then()
+                .statusCode(400).body("errors[0].field", equalTo("payload"))
+                .body("errors[0].message", containsString("beyond the limits of a request"));
+        api().body("{\"type\":\"noop\",\"payload\":{\"n\":" + digits + "e-5}}").post("/api/v1/jobs").then().statusCode(201);
         api().body(new byte[] {0, 0, 0, 0x7B, 0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}).post("/api/v1/jobs").then()
                 .statusCode(400).body("errors[0].field", equalTo("body"));
         // A refused value is echoed shortened, not whole (twice).
