@@ -51,11 +51,32 @@ public class DeadLetterResource {
     @Operation(summary = "Move a dead letter back to the jobs, due now, with fresh attempts")
     public Map<String, Object> retry(@Parameter(schema = @Schema(type = SchemaType.INTEGER, format = "int64")) @PathParam("id") String idText) throws SQLException {
         long id = RequestNumbers.id(idText, "dead letter");
-        if (!queries.retryDeadLetter(id)) {
+        if (!moveBack(id)) {
             notADeadLetter(id);
         }
         executor.jobsEnqueued();
         return Map.of("id", id, "status", "due");
+    }
+
+    /**
+     * Moves the dead letter back to the jobs; false if there is none of that id. A dead letter
+     * written by hand can hold what the jobs table refuses (max_attempts 0, an interval not
+     * above zero): that is the row's fault, not the request's, so the answer names the id and
+     * the rule, not only the database's SQLState.
+     */
+    private boolean moveBack(long id) throws SQLException {
+        try {
+            return queries.retryDeadLetter(id);
+        } catch (SQLException e) {
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            if (!state.startsWith("22") && !state.startsWith("23")) {
+                throw e;
+            }
+            String rule = e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+                    && p.getServerErrorMessage().getConstraint() != null ? " " + p.getServerErrorMessage().getConstraint() : "";
+            throw new ConflictException("id", "dead letter " + id + " cannot become a job: one of its values breaks the"
+                    + " jobs table's rule" + rule + " (SQLState " + state + "); correct the row, or delete it");
+        }
     }
 
     /**
@@ -66,7 +87,7 @@ public class DeadLetterResource {
         JobQueries.JobView job = queries.find(id).orElseThrow(() -> new NotFoundException("no dead letter or job with id "
                 + id + " (a job that completed is deleted)"));
         if ("dead_letter".equals(job.status())) { // dead-lettered again between the two statements
-            if (queries.retryDeadLetter(id)) {
+            if (moveBack(id)) {
                 return;
             }
             throw new ConflictException("id", "was changed by another call at the same time; read it with GET /api/v1/jobs/" + id);

@@ -245,6 +245,20 @@ class JobApiTest {
         jobs().execute("delete from {s}.job where id = " + id);
     }
 
+    /** A dead letter written by hand with what the jobs table refuses: the retry names the id and the rule. */
+    @Test
+    void aRetryOfADeadLetterTheJobsTableRefusesNamesTheRule() throws Exception {
+        long id = jobs().count("select coalesce(max(id), 0) from {s}.dead_letter") + 2_100_000_000L;
+        jobs().execute("insert into {s}.dead_letter (id, type, payload, attempts, max_attempts, error, due_at, created_at)"
+                + " values (" + id + ", 'noop', null, 3, 0, 'failed', now(), now())");
+        api().post("/api/v1/dead-letters/" + id + "/retry").then().statusCode(409)
+                .body("errors[0].field", equalTo("id"))
+                .body("errors[0].message", equalTo("dead letter " + id + " cannot become a job: one of its values breaks"
+                        + " the jobs table's rule job_max_attempts_check (SQLState 23514); correct the row, or delete it"));
+        assertThat(jobs().count("select count(*) from {s}.dead_letter where id = " + id)).as("left as it was").isEqualTo(1);
+        jobs().execute("delete from {s}.dead_letter where id = " + id);
+    }
+
     /**
      * A recurring timer dead-lettered and retried runs once at the retry, then on its own grid
      * again: it came back with no grid, and ran at the retry's minute from then on.
