@@ -60,6 +60,12 @@ public final class Autoscaler {
     public static final String SCALED_OBJECT_NOT_REMOVED = "ScaledObjectNotRemoved";
     /** KEDA's ScaledObject carries its pause annotation: nobody scales the fleet meanwhile. */
     public static final String SCALED_OBJECT_PAUSED = "ScaledObjectPaused";
+    /**
+     * KEDA's HorizontalPodAutoscaler says it cannot scale (ScalingActive or AbleToScale False), while
+     * the ScaledObject is Ready: most often KEDA's metrics server is down or unreachable from the
+     * API server (FailedGetExternalMetric), which KEDA's operator does not see. It said KedaScaling.
+     */
+    public static final String KEDA_HPA_NOT_SCALING = "KedaHpaNotScaling";
     static final String PAUSED = "autoscaling.keda.sh/paused";
     static final String PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas";
 
@@ -183,7 +189,33 @@ public final class Autoscaler {
             return new Outcome(false, true, SCALED_OBJECT_PAUSED, "KEDA ScaledObject " + Names.scaledObject(ec)
                     + " is paused (" + paused + "): KEDA does not scale the fleet until the annotation is removed");
         }
+        String notScaling = notScaling(hpasOn(client, ec).stream().filter(hpa -> kedasFor(hpa, ec)).findFirst().orElse(null));
+        if (notScaling != null) {
+            return new Outcome(false, true, KEDA_HPA_NOT_SCALING, notScaling);
+        }
         return new Outcome(true, true, "KedaScaling", "KEDA scales the StatefulSet on the jobs due and in hand: " + target);
+    }
+
+    /**
+     * Why KEDA's HPA {@code hpa} cannot scale, from its own conditions, or null if it can (or has
+     * not said yet). ScalingDisabled is not a fault: it is the HPA at zero nodes, where KEDA's
+     * operator scales to 1 by itself.
+     */
+    static String notScaling(io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa) {
+        if (hpa == null || hpa.getStatus() == null || hpa.getStatus().getConditions() == null) {
+            return null;
+        }
+        for (var c : hpa.getStatus().getConditions()) {
+            if (("ScalingActive".equals(c.getType()) || "AbleToScale".equals(c.getType())) && "False".equals(c.getStatus())
+                    && !"ScalingDisabled".equals(c.getReason())) {
+                String hint = "FailedGetExternalMetric".equals(c.getReason())
+                        ? ": is KEDA's metrics server (keda-operator-metrics-apiserver) running, and reachable from the API server?" : "";
+                return "KEDA's HorizontalPodAutoscaler " + hpa.getMetadata().getName() + " cannot scale the StatefulSet ("
+                        + c.getType() + " False, " + c.getReason() + ": " + c.getMessage() + ")" + hint
+                        + "; the fleet keeps its current size until it can";
+            }
+        }
+        return null;
     }
 
     /** KEDA's pause annotation on the ScaledObject, as written, or null when it is not paused. */

@@ -68,14 +68,15 @@ public final class ClusterStatus {
 
         /**
          * The spec was applied; the autoscaling condition as the autoscaler reports it. KEDA's
-         * objects refused (the rest applied), or another HPA beside KEDA's, is a problem someone
-         * must act on: Degraded too.
+         * objects refused (the rest applied), another HPA beside KEDA's, or KEDA's HPA unable to
+         * scale, is a problem someone must act on: Degraded too.
          */
         public static Findings applied(boolean autoscalingActive, String autoscalingReason, String autoscalingMessage) {
             boolean refused = Autoscaler.SCALED_OBJECT_REFUSED.equals(autoscalingReason)
                     || Autoscaler.SCALED_OBJECT_NOT_WRITTEN.equals(autoscalingReason)
                     || Autoscaler.SCALED_OBJECT_NOT_REMOVED.equals(autoscalingReason)
-                    || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscalingReason);
+                    || Autoscaler.CONFLICTING_AUTOSCALER.equals(autoscalingReason)
+                    || Autoscaler.KEDA_HPA_NOT_SCALING.equals(autoscalingReason);
             return new Findings(true, autoscalingActive, autoscalingReason, autoscalingMessage, refused ? autoscalingReason : null,
                     refused ? autoscalingMessage : null, null, null, null, null);
         }

@@ -813,6 +813,47 @@ class ExecutorClusterReconcilerTest {
     }
 
     /**
+     * KEDA's metrics server down: the ScaledObject stays Ready (KEDA's operator polls the trigger
+     * itself), while KEDA's HPA cannot get its metric and scales nothing. The cluster said
+     * KedaScaling; it says why the HPA cannot scale, Degraded, until the HPA can again.
+     */
+    @Test
+    void kedasHpaThatCannotScaleIsReportedThoughTheScaledObjectIsReady() {
+        TestCluster.get().installKedaCrds();
+        Clusters.dbSecret(client, ns, "pw");
+        Clusters.create(client, ns, Clusters.yaml("nometric", "autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 4}"));
+        GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "nometric"));
+        so.getAdditionalProperties().put("status", Map.of("conditions", List.of(Map.of("type", "Ready", "status", "True",
+                "reason", "ScaledObjectReady", "message", "ScaledObject is defined correctly and is ready for scaling"))));
+        client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(so).updateStatus();
+        var hpas = client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns);
+        var hpa = hpas.resource(new HorizontalPodAutoscalerBuilder()
+                .withNewMetadata().withName("keda-hpa-nometric").endMetadata()
+                .withNewSpec().withMinReplicas(1).withMaxReplicas(4)
+                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("StatefulSet").withName("nometric").endScaleTargetRef()
+                .endSpec().build()).create();
+        awaitCondition("nometric", Conditions.AUTOSCALING, "True", "KedaScaling");
+
+        hpa.setStatus(new io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerStatusBuilder()
+                .withCurrentReplicas(1).withDesiredReplicas(1)
+                .addNewCondition().withType("ScalingActive").withStatus("False").withReason("FailedGetExternalMetric")
+                .withMessage("the HPA was unable to compute the replica count: unable to get external metric")
+                .withLastTransitionTime(java.time.Instant.now().toString()).endCondition().build());
+        hpa = hpas.resource(hpa).updateStatus();
+        ExecutorCluster failing = awaitCondition("nometric", Conditions.AUTOSCALING, "False", Autoscaler.KEDA_HPA_NOT_SCALING);
+        assertThat(condition(failing, Conditions.AUTOSCALING).getMessage())
+                .contains("keda-hpa-nometric cannot scale the StatefulSet (ScalingActive False, FailedGetExternalMetric")
+                .contains("keda-operator-metrics-apiserver");
+        assertThat(condition(failing, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+        assertThat(condition(failing, Conditions.DEGRADED).getReason()).isEqualTo(Autoscaler.KEDA_HPA_NOT_SCALING);
+
+        hpa.getStatus().getConditions().getFirst().setStatus("True");
+        hpa.getStatus().getConditions().getFirst().setReason("ValidMetricFound");
+        hpas.resource(hpa).updateStatus();
+        awaitCondition("nometric", Conditions.AUTOSCALING, "True", "KedaScaling");
+    }
+
+    /**
      * Autoscaling turned off while KEDA's operator is down: the deleted ScaledObject waits for
      * KEDA's finalizer, so KEDA's HPA keeps the node count. That said "Disabling" for good, never
      * Degraded; past kedaRemovalPatience (3 s in tests) it is Degraded, naming the finalizer.
