@@ -189,7 +189,8 @@ public final class Autoscaler {
             return new Outcome(false, true, SCALED_OBJECT_PAUSED, "KEDA ScaledObject " + Names.scaledObject(ec)
                     + " is paused (" + paused + "): KEDA does not scale the fleet until the annotation is removed");
         }
-        String notScaling = notScaling(hpasOn(client, ec).stream().filter(hpa -> kedasFor(hpa, ec)).findFirst().orElse(null));
+        String notScaling = notScaling(hpasOn(client, ec).stream().filter(hpa -> kedasFor(hpa, ec)).findFirst().orElse(null),
+                Instant.now());
         if (notScaling != null) {
             return new Outcome(false, true, KEDA_HPA_NOT_SCALING, notScaling);
         }
@@ -197,17 +198,24 @@ public final class Autoscaler {
     }
 
     /**
-     * Why KEDA's HPA {@code hpa} cannot scale, from its own conditions, or null if it can (or has
-     * not said yet). ScalingDisabled is not a fault: it is the HPA at zero nodes, where KEDA's
-     * operator scales to 1 by itself.
+     * How long KEDA's HPA must have said it cannot scale before the cluster reports it: one failed
+     * read of the metric (a new ScaledObject whose metric KEDA does not serve yet, a metrics server
+     * restarting) is answered at the HPA's next sync, 15 s later.
      */
-    static String notScaling(io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa) {
+    static final Duration HPA_PATIENCE = Duration.ofMinutes(1);
+
+    /**
+     * Why KEDA's HPA {@code hpa} cannot scale, from its own conditions, or null if it can, has not
+     * said yet, or said so less than {@link #HPA_PATIENCE} before {@code now}. ScalingDisabled is
+     * not a fault: it is the HPA at zero nodes, where KEDA's operator scales to 1 by itself.
+     */
+    static String notScaling(io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa, Instant now) {
         if (hpa == null || hpa.getStatus() == null || hpa.getStatus().getConditions() == null) {
             return null;
         }
         for (var c : hpa.getStatus().getConditions()) {
             if (("ScalingActive".equals(c.getType()) || "AbleToScale".equals(c.getType())) && "False".equals(c.getStatus())
-                    && !"ScalingDisabled".equals(c.getReason())) {
+                    && !"ScalingDisabled".equals(c.getReason()) && !recent(c.getLastTransitionTime(), now)) {
                 String hint = "FailedGetExternalMetric".equals(c.getReason())
                         ? ": is KEDA's metrics server (keda-operator-metrics-apiserver) running, and reachable from the API server?" : "";
                 return "KEDA's HorizontalPodAutoscaler " + hpa.getMetadata().getName() + " cannot scale the StatefulSet ("
@@ -216,6 +224,14 @@ public final class Autoscaler {
             }
         }
         return null;
+    }
+
+    private static boolean recent(String transition, Instant now) {
+        try {
+            return transition != null && Instant.parse(transition).plus(HPA_PATIENCE).isAfter(now);
+        } catch (java.time.format.DateTimeParseException e) {
+            return false;
+        }
     }
 
     /** KEDA's pause annotation on the ScaledObject, as written, or null when it is not paused. */

@@ -34,33 +34,47 @@ class AutoscalerTest {
         assertThat(Autoscaler.kedasFor(hpa("keda-hpa-jobs", Map.of(), "Deployment", "jobs"), EC)).isFalse();
     }
 
+    private static final java.time.Instant NOW = java.time.Instant.parse("2026-11-29T08:00:00Z");
+
     private static HorizontalPodAutoscaler withCondition(String type, String status, String reason, String message) {
+        return withCondition(type, status, reason, message, NOW.minusSeconds(61));
+    }
+
+    private static HorizontalPodAutoscaler withCondition(String type, String status, String reason, String message,
+                                                         java.time.Instant since) {
         HorizontalPodAutoscaler hpa = hpa("keda-hpa-jobs", Map.of(), "StatefulSet", "jobs");
         hpa.setStatus(new io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerStatusBuilder()
                 .addNewCondition().withType("AbleToScale").withStatus("True").withReason("SucceededGetScale").endCondition()
-                .addNewCondition().withType(type).withStatus(status).withReason(reason).withMessage(message).endCondition()
+                .addNewCondition().withType(type).withStatus(status).withReason(reason).withMessage(message)
+                .withLastTransitionTime(since.toString()).endCondition()
                 .build());
         return hpa;
     }
 
+    private static String notScaling(java.time.Instant now, HorizontalPodAutoscaler hpa) {
+        return Autoscaler.notScaling(hpa, now);
+    }
+
     @Test
     void kedasHpaThatCannotGetItsMetricSaysWhyAndNamesKedasMetricsServer() {
-        String why = Autoscaler.notScaling(withCondition("ScalingActive", "False", "FailedGetExternalMetric",
+        String why = notScaling(NOW, withCondition("ScalingActive", "False", "FailedGetExternalMetric",
                 "the HPA was unable to compute the replica count: unable to get external metric"));
         assertThat(why).isEqualTo("KEDA's HorizontalPodAutoscaler keda-hpa-jobs cannot scale the StatefulSet (ScalingActive"
                 + " False, FailedGetExternalMetric: the HPA was unable to compute the replica count: unable to get external"
                 + " metric): is KEDA's metrics server (keda-operator-metrics-apiserver) running, and reachable from the API"
                 + " server?; the fleet keeps its current size until it can");
-        assertThat(Autoscaler.notScaling(withCondition("AbleToScale", "False", "FailedGetScale", "no scale")))
+        assertThat(notScaling(NOW, withCondition("AbleToScale", "False", "FailedGetScale", "no scale")))
                 .contains("AbleToScale False, FailedGetScale: no scale)").doesNotContain("metrics server");
     }
 
     @Test
     void kedasHpaAtZeroNodesOrScalingOrNotYetReportingIsNotAFault() {
-        assertThat(Autoscaler.notScaling(withCondition("ScalingActive", "False", "ScalingDisabled",
+        assertThat(notScaling(NOW, withCondition("ScalingActive", "False", "ScalingDisabled",
                 "scaling is disabled since the replica count of the target is zero"))).isNull();
-        assertThat(Autoscaler.notScaling(withCondition("ScalingActive", "True", "ValidMetricFound", "ok"))).isNull();
-        assertThat(Autoscaler.notScaling(hpa("keda-hpa-jobs", Map.of(), "StatefulSet", "jobs"))).isNull();
-        assertThat(Autoscaler.notScaling(null)).isNull();
+        assertThat(notScaling(NOW, withCondition("ScalingActive", "True", "ValidMetricFound", "ok"))).isNull();
+        assertThat(notScaling(NOW, hpa("keda-hpa-jobs", Map.of(), "StatefulSet", "jobs"))).isNull();
+        assertThat(notScaling(NOW, null)).isNull();
+        assertThat(notScaling(NOW, withCondition("ScalingActive", "False", "FailedGetExternalMetric", "not yet",
+                NOW.minusSeconds(59)))).as("a failed read of the metric within a minute: answered at the HPA's next sync").isNull();
     }
 }

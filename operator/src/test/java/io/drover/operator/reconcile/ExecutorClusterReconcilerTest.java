@@ -838,7 +838,7 @@ class ExecutorClusterReconcilerTest {
                 .withCurrentReplicas(1).withDesiredReplicas(1)
                 .addNewCondition().withType("ScalingActive").withStatus("False").withReason("FailedGetExternalMetric")
                 .withMessage("the HPA was unable to compute the replica count: unable to get external metric")
-                .withLastTransitionTime(java.time.Instant.now().toString()).endCondition().build());
+                .withLastTransitionTime(java.time.Instant.now().minusSeconds(61).toString()).endCondition().build());
         hpa = hpas.resource(hpa).updateStatus();
         ExecutorCluster failing = awaitCondition("nometric", Conditions.AUTOSCALING, "False", Autoscaler.KEDA_HPA_NOT_SCALING);
         assertThat(condition(failing, Conditions.AUTOSCALING).getMessage())
