@@ -430,7 +430,9 @@ final class WorkerPool {
             long now = System.nanoTime();
             for (Worker w : workers) {
                 Execution ex = w.current;
-                if (ex == null) {
+                if (ex == null || stopping && inJvmExit(w)) {
+                    // A run that is the JVM's exit is not timed out while the node stops: its job
+                    // stays locked, as a killed node's (inJvmExit), not charged a timeout and released.
                     continue;
                 }
                 try {

@@ -75,6 +75,32 @@ class GracefulShutdownTest {
     }
 
     /**
+     * The run that called exit is not timed out while the stop waits for another run: the
+     * timeout watch gave it up past its jobTimeout and wrote a timeout for it (an attempt charged,
+     * the lock released), where its job must stay locked as a killed node's, for recovery to make
+     * it a suspect. Here the stop waits 12 s for a job that ignores its interrupt, while the exit
+     * run's jobTimeout (2 s) and the watch's grace (5 s) pass.
+     */
+    @Test
+    void theRunThatCalledExitIsNotTimedOutWhileTheStopWaits() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        try (NodeProcess node = NodeProcess.start("exiting2", schema,
+                Map.of("threads", "2", "jobTimeout", "PT2S", "shutdownGracePeriod", "PT1M"))) {
+            node.awaitReady();
+            jobs.enqueue(1, "stubborn", "12000", 3);
+            Jobs.await("the stubborn job started", Duration.ofSeconds(30),
+                    () -> node.output().stream().anyMatch(l -> l.startsWith("STUBBORN")));
+            jobs.enqueue(1, "exit", "3", 3);
+            assertThat(node.awaitExit(Duration.ofSeconds(60))).as("the node's exit status: the handler's").isEqualTo(3);
+        }
+        assertThat(jobs.text("select coalesce(string_agg(coalesce(locked_by, 'unlocked') || ' attempts ' || attempts"
+                + " || ' ' || coalesce(last_error, ''), '; '), 'none') from {s}.job where type = 'exit'"))
+                .as("the job that called exit: left locked by its node, not charged a timeout").startsWith("exiting2:")
+                .contains("attempts 0");
+    }
+
+    /**
      * The longest grace period the operator writes (from maxJobDuration, up to 2562047h): a stop
      * still waits for the running jobs and writes their outcomes. Its deadline in nanoseconds,
      * plus the time after grace, no longer fit a long once the host had been up 47 minutes: the

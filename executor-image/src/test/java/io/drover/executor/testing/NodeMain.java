@@ -49,8 +49,20 @@ public final class NodeMain {
         AgroalDataSource ds = PooledDataSource.create(a.get("jdbcUrl"), "postgres", "postgres", settings.threads() + 2);
         ExecutorMetrics metrics = new ExecutorMetrics(new SimpleMeterRegistry());
         // "exit": a handler with a fatal bug that ends the JVM, with the payload as its status.
+        // "stubborn": sleeps for the payload's milliseconds, ignoring interrupts.
         var handlers = HandlerRegistry.of(List.of(new NoopHandler(), new RecordingHandler(ds, schema, node),
-                Handlers.of("exit", job -> System.exit(Integer.parseInt(job.payload())))));
+                Handlers.of("exit", job -> System.exit(Integer.parseInt(job.payload()))),
+                Handlers.of("stubborn", job -> {
+                    System.out.println("STUBBORN " + job.id());
+                    long end = System.nanoTime() + Long.parseLong(job.payload()) * 1_000_000L;
+                    while (System.nanoTime() < end) {
+                        try {
+                            Thread.sleep(Math.max(1, (end - System.nanoTime()) / 1_000_000L));
+                        } catch (InterruptedException ignored) {
+                            // as a handler that swallows interrupts
+                        }
+                    }
+                })));
         ExecutorEngine engine = new ExecutorEngine(settings, engineDs, handlers, metrics);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             engine.close();
