@@ -47,12 +47,14 @@ final class FaultReport {
     /**
      * A test failed before its row: a wait that timed out, a fault that could not be made. The
      * table says so, rather than leaving the scenario out of a page that would then show only passes.
+     * (A test that fails after its row, in its clean-up, keeps the row its checks earned.)
      */
     void failedWithoutRow(String test, Throwable cause) {
         if (checked) {
             return;
         }
-        String why = String.valueOf(cause.getMessage()).lines().findFirst().orElse(cause.getClass().getSimpleName());
+        String why = java.util.Optional.ofNullable(cause.getMessage()).flatMap(m -> m.lines().findFirst())
+                .filter(l -> !l.isBlank()).orElse(cause.getClass().getSimpleName());
         why = why.replace("|", "\\|");
         add("| " + test + " | - | - | - | - | - | did not finish: " + (why.length() > 200 ? why.substring(0, 200) + "..." : why)
                 + " | **FAIL** |");

@@ -30,12 +30,15 @@ class FaultReportTest {
         assertThatThrownBy(() -> report.check("oom", "heap past the limit", 1, oneJobRanOnce(), "dead-lettered",
                 () -> { throw new AssertionError("no"); })).isInstanceOf(AssertionError.class);
         report.failedWithoutRow("oomTest", new AssertionError("no"));
+        report.begin();
+        report.failedWithoutRow("noMessage", new IllegalStateException());
 
         Path page = Files.createTempFile("reliability", ".md");
         Files.writeString(page, "before\n" + FaultReport.BEGIN + "\nold\n" + FaultReport.END + "\nafter\n");
         report.write(page);
         List<String> rows = Files.readAllLines(page).stream().filter(l -> l.startsWith("| ") && !l.startsWith("| scenario")).toList();
-        assertThat(rows).hasSize(3);
+        assertThat(rows).hasSize(4);
+        assertThat(rows.get(3)).isEqualTo("| noMessage | - | - | - | - | - | did not finish: IllegalStateException | **FAIL** |");
         assertThat(rows.get(0)).startsWith("| evictions |").endsWith("| pass |");
         assertThat(rows.get(1)).isEqualTo("| theDatabaseStopped | - | - | - | - | - | did not finish: Condition with alias"
                 + " 'KEDA scales to 3 \\| nodes' didn't complete within 3 minutes | **FAIL** |");

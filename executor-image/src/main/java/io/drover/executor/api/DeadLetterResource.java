@@ -73,9 +73,11 @@ public class DeadLetterResource {
                 throw e;
             }
             String rule = e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
-                    && p.getServerErrorMessage().getConstraint() != null ? " " + p.getServerErrorMessage().getConstraint() : "";
-            throw new ConflictException("id", "dead letter " + id + " cannot become a job: one of its values breaks the"
-                    + " jobs table's rule" + rule + " (SQLState " + state + "); correct the row, or delete it");
+                    && p.getServerErrorMessage().getConstraint() != null ? p.getServerErrorMessage().getConstraint() : null;
+            throw new ConflictException("id", "dead letter " + id + " cannot become a job: "
+                    + (rule != null ? "one of its values breaks the jobs table's rule " + rule
+                    : "one of its values is out of the jobs table's range") + " (SQLState " + state
+                    + "); correct the row, or delete it");
         }
     }
 
