@@ -108,7 +108,7 @@ final class WorkerPool {
         Thread thread;
         volatile Execution current;
         volatile boolean abandoned;
-        /** Its thread was seen inside System.exit (logged once). */
+        /** Its thread was seen inside System.exit (logged then; it never leaves it). */
         volatile boolean exitSeen;
 
         @Override
@@ -578,14 +578,15 @@ final class WorkerPool {
      * ending nodes. A stack walk, but only of a worker still alive while the node stops.
      */
     private boolean inJvmExit(Worker w) {
+        if (w.exitSeen) {
+            return true; // a thread inside the exit never leaves it: no need to walk its stack again
+        }
         for (StackTraceElement frame : w.thread.getStackTrace()) {
             if (frame.getClassName().equals("java.lang.Shutdown") && frame.getMethodName().equals("exit")) {
-                if (!w.exitSeen) {
-                    w.exitSeen = true;
-                    Execution ex = w.current;
-                    LOG.warnf("The run of job %s called System.exit: the stop does not wait for it; the job stays"
-                            + " locked by this node, as a killed node's would", ex == null ? "(none)" : String.valueOf(ex.lease.id()));
-                }
+                w.exitSeen = true;
+                Execution ex = w.current;
+                LOG.warnf("The run of job %s called System.exit: the stop does not wait for it; the job stays"
+                        + " locked by this node, as a killed node's would", ex == null ? "(none)" : String.valueOf(ex.lease.id()));
                 return true;
             }
         }

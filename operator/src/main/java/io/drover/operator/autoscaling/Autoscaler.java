@@ -159,7 +159,8 @@ public final class Autoscaler {
                     + e.getCode() + ": " + ApiServerMessages.words(e) + "): the fleet keeps its current size until it takes them"
                     + " (another HorizontalPodAutoscaler or ScaledObject on the StatefulSet? an admission policy?)");
         }
-        var others = hpasOn(client, ec).stream().filter(hpa -> !kedasFor(hpa, ec)).toList();
+        var hpas = hpasOn(client, ec); // read once: someone else's beside KEDA's, and KEDA's own below
+        var others = hpas.stream().filter(hpa -> !kedasFor(hpa, ec)).toList();
         if (!others.isEmpty()) {
             // Two HPAs on one target: Kubernetes scales it with neither (AmbiguousSelector), while
             // KEDA's ScaledObject may still say Ready.
@@ -189,8 +190,7 @@ public final class Autoscaler {
             return new Outcome(false, true, SCALED_OBJECT_PAUSED, "KEDA ScaledObject " + Names.scaledObject(ec)
                     + " is paused (" + paused + "): KEDA does not scale the fleet until the annotation is removed");
         }
-        String notScaling = notScaling(hpasOn(client, ec).stream().filter(hpa -> kedasFor(hpa, ec)).findFirst().orElse(null),
-                Instant.now());
+        String notScaling = notScaling(hpas.stream().filter(hpa -> kedasFor(hpa, ec)).findFirst().orElse(null), Instant.now());
         if (notScaling != null) {
             return new Outcome(false, true, KEDA_HPA_NOT_SCALING, notScaling);
         }
