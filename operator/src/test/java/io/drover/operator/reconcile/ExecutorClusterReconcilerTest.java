@@ -784,6 +784,13 @@ class ExecutorClusterReconcilerTest {
         assertThat(keda("ScaledObject", "auto")).as("someone's own, left alone").isNotNull();
     }
 
+    /** Writes Ready True into the ScaledObject's status, as KEDA's operator does once it takes it up. */
+    private void markReady(GenericKubernetesResource so) {
+        so.getAdditionalProperties().put("status", Map.of("conditions", List.of(Map.of("type", "Ready", "status", "True",
+                "reason", "ScaledObjectReady", "message", "ScaledObject is defined correctly and is ready for scaling"))));
+        client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(so).updateStatus();
+    }
+
     /**
      * A paused ScaledObject (KEDA's annotation, for maintenance) keeps its Ready condition True:
      * a cluster KEDA had scaled to 0 said Ready and KedaScaling while nothing would start a node
@@ -794,11 +801,8 @@ class ExecutorClusterReconcilerTest {
         TestCluster.get().installKedaCrds();
         Clusters.dbSecret(client, ns, "pw");
         Clusters.create(client, ns, Clusters.yaml("paused", "autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 4}"));
-        GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "paused"));
-        so.getAdditionalProperties().put("status", Map.of("conditions", List.of(Map.of("type", "Ready", "status", "True",
-                "reason", "ScaledObjectReady", "message", "ScaledObject is defined correctly and is ready for scaling"))));
+        markReady(await("ScaledObject", () -> keda("ScaledObject", "paused")));
         var scaledObjects = client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns);
-        scaledObjects.resource(so).updateStatus();
         ExecutorCluster scaling = awaitCondition("paused", Conditions.AUTOSCALING, "True", "KedaScaling");
         assertThat(condition(scaling, Conditions.READY).getReason()).isEqualTo("ScaledToZero");
 
@@ -822,10 +826,7 @@ class ExecutorClusterReconcilerTest {
         TestCluster.get().installKedaCrds();
         Clusters.dbSecret(client, ns, "pw");
         Clusters.create(client, ns, Clusters.yaml("nometric", "autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 4}"));
-        GenericKubernetesResource so = await("ScaledObject", () -> keda("ScaledObject", "nometric"));
-        so.getAdditionalProperties().put("status", Map.of("conditions", List.of(Map.of("type", "Ready", "status", "True",
-                "reason", "ScaledObjectReady", "message", "ScaledObject is defined correctly and is ready for scaling"))));
-        client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).resource(so).updateStatus();
+        markReady(await("ScaledObject", () -> keda("ScaledObject", "nometric")));
         var hpas = client.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns);
         var hpa = hpas.resource(new HorizontalPodAutoscalerBuilder()
                 .withNewMetadata().withName("keda-hpa-nometric").endMetadata()
