@@ -91,18 +91,12 @@ final class FloorClientsCommand implements Callable<Integer> {
                 List<SqlFloor.Result> of = runs.stream().filter(r -> r.variant().equals(variant) && r.clients() == n).toList();
                 md.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %.1f |%n", variant, n,
                         String.join(", ", of.stream().map(r -> String.format(Locale.ROOT, "%,.0f", r.jobsPerSecond())).toList()),
-                        median(of.stream().map(SqlFloor.Result::jobsPerSecond).toList()),
-                        median(of.stream().map(SqlFloor.Result::databaseCpuMicrosPerJob).toList())));
+                        BenchMatrix.median(of.stream().map(SqlFloor.Result::jobsPerSecond).toList()),
+                        BenchMatrix.median(of.stream().map(SqlFloor.Result::databaseCpuMicrosPerJob).toList())));
             }
         }
         md.append("\nThe counts' medians are what to compare: single drains of this size last a second or two on a"
                 + " shared machine and move by a tenth or more between runs.\n");
         return md.toString();
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n == 0 ? Double.NaN : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }
