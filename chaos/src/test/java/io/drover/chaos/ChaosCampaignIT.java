@@ -438,8 +438,8 @@ class ChaosCampaignIT {
             assertThat(fleet.nodes().stream().mapToInt(ExecutorNode::restarts).sum()).as("nodes the poison jobs ended").isEqualTo(4);
             // Each of them the node-killer's doing: its exit with its status, or a liveness kill of
             // the exiting node. The stop does not wait for the run that called exit (it cannot end),
-            // but it does give the node's other running jobs their grace; when one of them is the
-            // job that ignores its interrupt, the probes may fail first. Never a startup probe's kill.
+            // yet the probes still fail first on some such nodes, for a cause not yet found
+            // (docs/reliability.md). Never a startup probe's kill.
             assertThat(fleet.nodes().stream().flatMap(n -> n.events().stream())
                     .filter(e -> !e.startsWith("exited with 3;") && !e.contains("liveness")))
                     .as("node restarts other than the node-killer's").isEmpty();
