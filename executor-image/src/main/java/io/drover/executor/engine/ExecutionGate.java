@@ -1,6 +1,8 @@
 package io.drover.executor.engine;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,6 +36,10 @@ final class ExecutionGate {
     static final Duration SOLO_WAIT = Duration.ofSeconds(30);
     private static final int ALL = Integer.MAX_VALUE;
     private final Semaphore permits = new Semaphore(ALL, true);
+    /** The threads waiting to enter, for {@link #close} to interrupt; only runs that must wait come here. */
+    private final Set<Thread> waiters = new HashSet<>();
+    /** Guarded by {@link #waiters}. */
+    private boolean closed;
     private final Duration soloWait;
 
     ExecutionGate() {
@@ -60,13 +66,69 @@ final class ExecutionGate {
         }
     }
 
-    /** @return the pass; null for a solo run the running jobs did not make room for within {@link #SOLO_WAIT} */
+    /**
+     * @return the pass; null for a solo run the running jobs did not make room for within {@link #SOLO_WAIT}
+     * @throws InterruptedException if interrupted, or the node began to stop ({@link #close}) while this run waited
+     */
     Pass enter(boolean solo) throws InterruptedException {
-        if (solo) {
-            return permits.tryAcquire(ALL, soloWait.toNanos(), TimeUnit.NANOSECONDS) ? new Pass(ALL) : null;
+        int wanted = solo ? ALL : 1;
+        if (!solo && permits.tryAcquire(1, 0, TimeUnit.NANOSECONDS)) {
+            return new Pass(1); // the usual way, no wait: nothing to register (honours fairness, unlike tryAcquire())
         }
-        permits.acquire(1);
-        return new Pass(1);
+        Thread me = Thread.currentThread();
+        synchronized (waiters) {
+            if (closed) {
+                throw new InterruptedException("the node is stopping: no run enters the gate");
+            }
+            waiters.add(me);
+        }
+        boolean in = false;
+        boolean open;
+        try {
+            if (solo) {
+                in = permits.tryAcquire(ALL, soloWait.toNanos(), TimeUnit.NANOSECONDS);
+            } else {
+                permits.acquire(1);
+                in = true;
+            }
+        } finally {
+            // Whatever ended the wait (an Error too): a thread left registered would be
+            // interrupted by the next close() in the middle of a handler's run.
+            open = stopWaiting(me);
+            if (!open && in) {
+                permits.release(wanted);
+            }
+        }
+        if (!open) {
+            throw new InterruptedException("the node began to stop while this run waited at the gate");
+        }
+        return in ? new Pass(wanted) : null;
+    }
+
+    /**
+     * The node is stopping: the runs waiting at the gate give up at once (interrupted), and none
+     * enters by waiting from now on. A stopping node starts no job, so a wait here could only hold
+     * up its stop: behind a solo run that never ends (its handler called System.exit, which the
+     * stop does not wait for) the workers waiting here were waited for all of shutdownGracePeriod,
+     * and liveness killed the node first (the chaos campaign's poison jobs).
+     */
+    void close() {
+        synchronized (waiters) {
+            closed = true;
+            waiters.forEach(Thread::interrupt);
+        }
+    }
+
+    /** @return false if the gate was closed meanwhile (close's interrupt, if it came, is cleared: the caller throws) */
+    private boolean stopWaiting(Thread me) {
+        synchronized (waiters) {
+            waiters.remove(me);
+            if (closed) {
+                Thread.interrupted();
+                return false;
+            }
+            return true;
+        }
     }
 
     /** Runs waiting to enter (for tests). */

@@ -197,9 +197,10 @@ public final class ExecutorEngine implements AutoCloseable {
             pool.beginStopping();
             acquirer.stop();
             releaseUnstarted(pool.stopAndDrainQueued());
-            if (!pool.awaitRunningJobs(deadline)) {
-                LOG.warnf("Jobs still running after shutdownGracePeriod %s were interrupted",
-                        settings.shutdownGracePeriod());
+            List<String> busy = pool.awaitRunningJobs(deadline);
+            if (!busy.isEmpty()) {
+                LOG.warnf("Workers still busy after shutdownGracePeriod %s were interrupted: %s",
+                        settings.shutdownGracePeriod(), String.join(", ", busy));
             }
             // Past the grace period the node gets AFTER_GRACE in all (the interrupted runs' second,
             // a start mark's answer, the last outcomes), within the 10 s the CRD keeps between

@@ -7,6 +7,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -507,20 +508,27 @@ final class WorkerPool {
      */
     void beginStopping() {
         stopping = true;
+        gate.close();
     }
 
     /** Stops the workers taking new jobs and returns the jobs that were queued but not started. */
     List<HeldJobs.Lease> stopAndDrainQueued() {
         stopping = true;
+        gate.close();
         List<HeldJobs.Lease> unstarted = new ArrayList<>();
         queue.drainTo(unstarted);
         return unstarted;
     }
 
-    /** Waits for running jobs to finish; interrupts the ones still running at the deadline. */
-    boolean awaitRunningJobs(long deadlineNanos) throws InterruptedException {
+    /**
+     * Waits for running jobs to finish; interrupts the ones still running at the deadline.
+     *
+     * @return what the workers still busy at the deadline were doing, for the log: empty if none was
+     */
+    List<String> awaitRunningJobs(long deadlineNanos) throws InterruptedException {
         joinWorkers(deadlineNanos);
         List<Worker> alive = workers.stream().filter(w -> w.thread.isAlive() && !inJvmExit(w)).toList();
+        List<String> busyAtDeadline = alive.stream().map(WorkerPool::describe).toList();
         if (!alive.isEmpty()) {
             for (Worker w : alive) {
                 synchronized (w) { // as the timeout watch: only the run in progress now
@@ -536,7 +544,23 @@ final class WorkerPool {
             joinWorkers(System.nanoTime() + Duration.ofSeconds(1).toNanos());
         }
         watch.interrupt();
-        return alive.isEmpty();
+        return busyAtDeadline;
+    }
+
+    /**
+     * What a worker that holds up the stop is doing: its job, or, between jobs, where it waits
+     * (its start mark's answer, the gate), so a stop that runs out its grace says what it waited for.
+     */
+    private static String describe(Worker w) {
+        Execution ex = w.current;
+        if (ex != null) {
+            return "job " + ex.job.id() + " (" + ex.job.type() + ") on " + w.thread.getName();
+        }
+        String at = Arrays.stream(w.thread.getStackTrace())
+                .filter(f -> f.getClassName().startsWith("io.drover."))
+                .findFirst().map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName())
+                .orElse("outside the engine");
+        return w.thread.getName() + " between jobs, at " + at;
     }
 
     /**

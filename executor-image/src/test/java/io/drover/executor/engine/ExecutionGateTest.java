@@ -110,6 +110,38 @@ class ExecutionGateTest {
         alone.leave();
     }
 
+    /**
+     * A stopping node closes the gate: the runs waiting to enter give up at once, for a stopping
+     * node starts no job. Behind a solo run that never leaves (its handler called System.exit)
+     * they were waited for by the stop until its grace period ran out.
+     */
+    @Test
+    void closingTheGateSendsAwayTheRunsWaitingToEnter() throws Exception {
+        ExecutionGate.Pass neverLeaves = gate.enter(true);
+        CompletableFuture<ExecutionGate.Pass> waiting = enterLater(false);
+        awaitWaiting(1);
+
+        gate.close();
+        assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
+        assertThatThrownBy(() -> gate.enter(false)).as("a run that would have to wait, after the close")
+                .isInstanceOf(InterruptedException.class);
+        assertThat(gate.waiting()).isZero();
+        neverLeaves.leave();
+        gate.enter(false).leave(); // one that need not wait is not refused: the pool checks for the stop after the gate
+    }
+
+    @Test
+    void closingTheGateSendsAwayASoloRunWaitingForTheRunningJobs() throws Exception {
+        ExecutionGate.Pass running = gate.enter(false);
+        CompletableFuture<ExecutionGate.Pass> solo = enterLater(true);
+        awaitWaiting(1);
+
+        gate.close();
+        assertThatThrownBy(() -> solo.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
+        running.leave();
+        gate.enter(false).leave();
+    }
+
     private CompletableFuture<ExecutionGate.Pass> enterLater(boolean solo) {
         CompletableFuture<ExecutionGate.Pass> entered = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {

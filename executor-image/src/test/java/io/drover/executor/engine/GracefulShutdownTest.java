@@ -75,6 +75,41 @@ class GracefulShutdownTest {
     }
 
     /**
+     * A suspect's decisive run (the node died under it maxCrashes - 1 times) runs alone: the
+     * other workers wait at the gate until it ends. When that run calls System.exit it never ends,
+     * and the stop, which does not wait for it, waited for those workers instead, all of
+     * shutdownGracePeriod (2 minutes here), though none of them runs a job: in the chaos
+     * campaign liveness killed most such nodes first. Now they give their jobs back at once, and
+     * no job beside it runs, or is charged an attempt.
+     */
+    @Test
+    void aSuspectsSoloRunThatCallsExitDoesNotHoldTheStopForTheWorkersWaitingBehindIt() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        // The exit job first (due earlier), a suspect one crash short of poison (maxCrashes 3);
+        // then ordinary jobs, so the other worker takes one and waits at the gate behind it.
+        jobs.execute("insert into {s}.job (type, payload, max_attempts, suspect, crashes, due_at)"
+                + " values ('exit', '3', 3, true, 2, now() - interval '1 minute')");
+        jobs.enqueue(20, RecordingHandler.TYPE, "100", 3);
+        try (NodeProcess node = NodeProcess.start("soloexit", schema, Map.of("threads", "2", "shutdownGracePeriod", "PT2M"))) {
+            assertThat(node.awaitExit(Duration.ofSeconds(60))).as("the node's exit status: the handler's").isEqualTo(3);
+            assertThat(node.output()).as("the graceful stop completed").anyMatch(l -> l.startsWith("STATS"))
+                    .as("the stop did not wait for the run that called exit").anyMatch(l -> l.contains("called System.exit"))
+                    .as("nor for workers still busy at its deadline").noneMatch(l -> l.contains("still busy"));
+        }
+        // One of them may run before the solo run (the two workers race to the gate); none beside it.
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at is null")).as("runs cut short").isZero();
+        assertThat(jobs.count("select count(*) from {s}.test_execution where finished_at"
+                + " > (select started_at from {s}.job where type = 'exit')")).as("runs beside the solo run").isZero();
+        assertThat(jobs.count("select count(*) from {s}.job where type = 'record'") + jobs.distinctFinished())
+                .as("ordinary jobs left or done").isEqualTo(20);
+        assertThat(jobs.count("select count(*) from {s}.job where type = 'record' and (locked_by is not null or attempts > 0)"))
+                .as("ordinary jobs left locked or charged an attempt").isZero();
+        assertThat(jobs.count("select count(*) from {s}.job where type = 'exit' and locked_by like 'soloexit:%'"))
+                .as("the job that called exit: left locked by its node, for recovery to count its third crash").isEqualTo(1);
+    }
+
+    /**
      * The run that called exit is not timed out while the stop waits for another run: the
      * timeout watch gave it up past its jobTimeout and wrote a timeout for it (an attempt charged,
      * the lock released), where its job must stay locked as a killed node's, for recovery to make
