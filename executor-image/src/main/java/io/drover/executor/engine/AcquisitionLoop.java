@@ -287,10 +287,15 @@ final class AcquisitionLoop {
         return problems.consecutiveFailures() == 0 || System.nanoTime() - lastSuccessNanos < window.toNanos();
     }
 
-    void stop() throws InterruptedException {
+    /**
+     * Stops the loop and waits for it at most {@code max}: a statement hung on a dead connection
+     * ignores the interrupt, and the stop's grace period must not wait for it. A page such a
+     * statement takes after the wait is not run here; its locks lapse.
+     */
+    void stop(java.time.Duration max) throws InterruptedException {
         stopping = true;
         thread.interrupt();
         wakeUp();
-        thread.join(java.time.Duration.ofSeconds(30));
+        thread.join(max);
     }
 }

@@ -195,7 +195,10 @@ public final class ExecutorEngine implements AutoCloseable {
         long deadline = System.nanoTime() + settings.shutdownGracePeriod().toNanos();
         try {
             pool.beginStopping();
-            acquirer.stop();
+            // Each wait of the stop is bounded by its deadlines: a statement hung on a dead
+            // connection (a black-holed network, a frozen server) ignores the interrupt, and a
+            // node that stops past shutdownGracePeriod + AFTER_GRACE is killed by the kubelet.
+            acquirer.stop(upTo(Duration.ofSeconds(30), deadline));
             releaseUnstarted(pool.stopAndDrainQueued());
             List<String> busy = pool.awaitRunningJobs(deadline);
             if (!busy.isEmpty()) {
@@ -211,9 +214,9 @@ public final class ExecutorEngine implements AutoCloseable {
             pool.awaitWorkers(upTo(Duration.ofSeconds(2), end - OUTCOMES_AT_LEAST.toNanos()));
             // Outcomes get the rest: losing them means re-running jobs.
             completions.stop(end);
-            sweeper.stop();
-            renewer.stop();
-            session.stop();
+            sweeper.stop(upTo(Duration.ofSeconds(5), end));
+            renewer.stop(upTo(Duration.ofSeconds(5), end));
+            session.stop(upTo(Duration.ofSeconds(2), end));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -229,12 +232,16 @@ public final class ExecutorEngine implements AutoCloseable {
         List<Long> ids = unstarted.stream().map(HeldJobs.Lease::id).toList();
         try (Connection c = dataSource.getConnection()) {
             int released = maintenance.release(c, ids);
-            unstarted.forEach(held::drop);
             metrics.released(released);
             LOG.infof("Released %d queued jobs that had not started, for other nodes to take", released);
         } catch (Exception e) {
             LOG.warnf("Could not release %d queued jobs (they run after lock expiry instead): %s",
                     ids.size(), e.getMessage());
+        } finally {
+            // Released or not, they are no longer renewed: one that could not be released (the
+            // database away, its row held by another session) lapses after lockExpiry, not after
+            // the rest of the grace period and lockExpiry.
+            unstarted.forEach(held::drop);
         }
     }
 

@@ -88,8 +88,9 @@ final class ExpiredLockSweeper {
         }
     }
 
-    void stop() throws InterruptedException {
+    /** Stops sweeping; waits at most {@code max} for a sweep in progress. */
+    void stop(java.time.Duration max) throws InterruptedException {
         scheduler.shutdownNow();
-        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        scheduler.awaitTermination(max.toNanos(), TimeUnit.NANOSECONDS);
     }
 }

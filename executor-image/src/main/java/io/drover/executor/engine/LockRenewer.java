@@ -184,8 +184,9 @@ final class LockRenewer {
         }
     }
 
-    void stop() throws InterruptedException {
+    /** Stops renewing; waits at most {@code max} for a renewal in progress (one hung on a dead connection ignores the interrupt). */
+    void stop(java.time.Duration max) throws InterruptedException {
         scheduler.shutdownNow();
-        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        scheduler.awaitTermination(max.toNanos(), TimeUnit.NANOSECONDS);
     }
 }

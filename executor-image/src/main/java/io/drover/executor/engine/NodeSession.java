@@ -145,8 +145,9 @@ final class NodeSession {
         }
     }
 
-    void stop() throws InterruptedException {
+    /** Ends the session; waits at most {@code max} (its ping may hang on a dead connection). */
+    void stop(java.time.Duration max) throws InterruptedException {
         stopping = true;
-        thread.join(java.time.Duration.ofMillis(POLL_MILLIS * 4L));
+        thread.join(max);
     }
 }

@@ -416,11 +416,14 @@ public final class JobSql {
 
     /**
      * Unlocks jobs this node acquired but never started. Jobs that never started: nothing was
-     * charged, nothing to give back. Parameters: ids (bigint[]), owner.
+     * charged, nothing to give back. A row another session holds is skipped (it lapses after
+     * lockExpiry): waiting for it held up the stopping node's release of all the others, up to the
+     * server's statement_timeout. Parameters: ids (bigint[]), owner.
      */
     public String releaseUnstarted() {
-        return "update " + job + " set locked_by = null, lock_expires_at = null, version = " + nextVersion("version")
-                + " where id = any(?) and " + heldByThisNode("locked_by") + " and started_at is null";
+        return "update " + job + " j set locked_by = null, lock_expires_at = null, version = " + nextVersion("j.version")
+                + " from (select id from " + job + " where id = any(?) and " + heldByThisNode("locked_by")
+                + " and started_at is null for no key update skip locked) x where j.id = x.id";
     }
 
     /**

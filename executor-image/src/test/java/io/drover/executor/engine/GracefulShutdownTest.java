@@ -110,6 +110,55 @@ class GracefulShutdownTest {
     }
 
     /**
+     * A stop while the database does not answer (a black-holed network, a frozen server: the
+     * statements in flight ignore interrupts) ends within shutdownGracePeriod and AFTER_GRACE all
+     * the same. The stop waited 30 s for the acquirer's statement before anything else, then 5 s
+     * each for a renewal and a sweep, whatever the grace period: the kubelet killed such a node.
+     */
+    @Test
+    void aStopWhileTheDatabaseHangsEndsWithinItsGracePeriodAndTheTimeAfterIt() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.Set<String> hung = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        javax.sql.DataSource hanging = LoopFailureTest.intercepted(db, () -> armed.get()
+                && java.util.stream.Stream.of("drover-acquirer-", "drover-renewer-", "drover-sweeper-")
+                .anyMatch(Thread.currentThread().getName()::startsWith), () -> {
+            hung.add(Thread.currentThread().getName().replaceAll("-in-jvm$", ""));
+            boolean interrupted = false;
+            while (true) { // as a read on a dead connection: interrupts do not end it
+                try {
+                    answer.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b
+                .shutdownGracePeriod(Duration.ofSeconds(1)).acquireInterval(Duration.ofMillis(200)),
+                java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { })));
+        try {
+            jobs.enqueue(5, "noop", "", 3);
+            Jobs.await("the jobs done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            armed.set(true);
+            Jobs.await("the acquirer hung in a database call", Duration.ofSeconds(30), () -> hung.contains("drover-acquirer"));
+            long start = System.nanoTime();
+            engine.close();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(took).as("stop with %s hung: shutdownGracePeriod 1 s, then at most %s and a moment", hung,
+                    ExecutorEngine.AFTER_GRACE).isLessThan(Duration.ofSeconds(1).plus(ExecutorEngine.AFTER_GRACE).plusSeconds(1));
+        } finally {
+            answer.countDown();
+            engine.close();
+        }
+    }
+
+    /**
      * The run that called exit is not timed out while the stop waits for another run: the
      * timeout watch gave it up past its jobTimeout and wrote a timeout for it (an attempt charged,
      * the lock released), where its job must stay locked as a killed node's, for recovery to make

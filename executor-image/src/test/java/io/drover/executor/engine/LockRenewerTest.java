@@ -63,7 +63,7 @@ class LockRenewerTest {
             Jobs.await("the renewal tried again and renewed the lock", Duration.ofSeconds(30),
                     () -> jobs.count("select count(*) from {s}.job where lock_expires_at > now() + interval '2 minutes'") == 1);
         } finally {
-            renewer.stop();
+            renewer.stop(Duration.ofSeconds(5));
         }
         assertThat(asked).hasSizeGreaterThanOrEqualTo(2);
         assertThat(Duration.ofNanos(asked.get(1) - asked.get(0))).as("the retry came sooner than the next interval")

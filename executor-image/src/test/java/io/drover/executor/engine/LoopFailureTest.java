@@ -159,7 +159,7 @@ class LoopFailureTest {
     }
 
     /** The pool, whose getConnection runs {@code what} first whenever {@code when} says so (asked at each call). */
-    private static DataSource intercepted(DataSource pool, java.util.function.BooleanSupplier when, Interception what) {
+    static DataSource intercepted(DataSource pool, java.util.function.BooleanSupplier when, Interception what) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("getConnection") && when.getAsBoolean()) {
