@@ -85,12 +85,21 @@ final class StrayLocks {
         return !sessions.isEmpty() && now - nextCheck >= 0;
     }
 
-    /** How long an idle acquirer may sleep before it is to look again: forever, unless sessions are pending. */
+    /**
+     * How long an idle acquirer may sleep before it is to look again: forever, unless sessions
+     * are pending, or strays wait for their next release (one that skipped rows another
+     * transaction held, tried again half a second later).
+     */
     long nextCheckInMillis() {
-        if (sessions.isEmpty()) {
-            return Long.MAX_VALUE;
+        long now = System.nanoTime();
+        long next = Long.MAX_VALUE;
+        if (!sessions.isEmpty()) {
+            next = nextCheck - now;
         }
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextCheck - System.nanoTime()));
+        if (sessionsEnded || held.hasStrays()) {
+            next = Math.min(next, nextRelease - now);
+        }
+        return next == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, TimeUnit.NANOSECONDS.toMillis(next));
     }
 
     /**
@@ -124,7 +133,15 @@ final class StrayLocks {
         sessionsEnded = false;
         int released;
         try {
-            released = maintenance.releaseUnheld(c, held.snapshot());
+            var snapshot = held.snapshot();
+            released = maintenance.releaseUnheld(c, snapshot);
+            if (maintenance.unheldLeft(c, snapshot)) {
+                // Rows another transaction had locked were skipped (a late renewal still running):
+                // another look half a second later. Without it a release that skipped them all
+                // released none, and they waited for their lock to expire and a sweep.
+                held.strayed();
+                nextRelease = now + CHECK_EVERY_NANOS;
+            }
         } catch (SQLException | RuntimeException e) {
             nextRelease = now + CHECK_EVERY_NANOS;
             if (!SqlErrors.rowRefused(e)) {
@@ -133,7 +150,6 @@ final class StrayLocks {
             throw e;
         }
         if (released > 0) {
-            held.strayed(); // another look next time, for rows another transaction had locked
             LOG.infof("Released %d jobs locked for this node that it no longer holds (queued ones dropped when their"
                     + " lease ran out, or a page the database locked after the node had given up on the request):"
                     + " any node can take them now", released);

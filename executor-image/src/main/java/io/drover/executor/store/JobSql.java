@@ -427,6 +427,16 @@ public final class JobSql {
     }
 
     /**
+     * Whether rows that {@link #releaseUnheld} would release are left, locked rows included (read
+     * without waiting for them): a release that skipped every row another transaction held (a
+     * late renewal still running) released none, and the rows waited for their lock to expire.
+     * Parameters: owner, held ids (bigint[]). Returns one boolean.
+     */
+    public String unheldLeft() {
+        return "select exists (select 1 from " + job + " where locked_by = ? and started_at is null and not (id = any(?)))";
+    }
+
+    /**
      * Unlocks the rows locked under this node's owner that it does not hold: queued jobs it
      * dropped unstarted when their lease ran out, and the page of an acquisition that the server
      * ran after the node had given up on it (a stalled server runs the requests it kept when it

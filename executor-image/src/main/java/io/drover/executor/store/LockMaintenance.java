@@ -36,6 +36,7 @@ public final class LockMaintenance {
     private final String stillHeld;
     private final String release;
     private final String releaseUnheld;
+    private final String unheldLeft;
     private final String predecessors;
     private final String notify;
     private final Recovery expired;
@@ -56,6 +57,7 @@ public final class LockMaintenance {
         this.stillHeld = sql.stillHeld();
         this.release = sql.releaseUnstarted();
         this.releaseUnheld = sql.releaseUnheld();
+        this.unheldLeft = sql.unheldLeft();
         this.predecessors = sql.predecessors();
         this.notify = sql.notifyJobs();
         this.expired = new Recovery(sql.recoverExpired(maxCrashes));
@@ -181,6 +183,18 @@ public final class LockMaintenance {
             }
         });
         return notifyIf(c, released);
+    }
+
+    /** Whether rows {@link #releaseUnheld} would release are left: those it skipped, locked by another transaction. */
+    public boolean unheldLeft(Connection c, Collection<Long> held) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(unheldLeft)) {
+            ps.setString(1, owner);
+            ps.setArray(2, c.createArrayOf("bigint", held.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     /**

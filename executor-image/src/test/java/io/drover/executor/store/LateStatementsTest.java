@@ -118,10 +118,12 @@ class LateStatementsTest {
                 other.setAutoCommit(false);
                 st.execute("select id from " + schema + ".job where id = " + busy + " for update"); // as a sweep page might
                 assertThat(maintenance.releaseUnheld(c, List.of(heldHere))).as("released, the busy row skipped").isEqualTo(2);
+                assertThat(maintenance.unheldLeft(c, List.of(heldHere))).as("the skipped row, seen as left (StrayLocks looks again)").isTrue();
                 other.commit();
                 other.setAutoCommit(true);
             }
             assertThat(maintenance.releaseUnheld(c, List.of(heldHere))).as("the busy row, released next time").isEqualTo(1);
+            assertThat(maintenance.unheldLeft(c, List.of(heldHere))).as("none left").isFalse();
         }
         assertThat(jobs.count("select count(*) from {s}.job where locked_by is null")).isEqualTo(3);
         assertThat(jobs.count("select count(*) from {s}.job where locked_by = '" + OWNER + "' and id in ("
