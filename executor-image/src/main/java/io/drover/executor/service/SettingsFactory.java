@@ -59,6 +59,8 @@ final class SettingsFactory {
         // scheduler's bare IllegalArgumentException, naming no setting.
         SettingChecks.between(problems, "backlogRefreshInterval", c.backlogRefreshInterval(), SettingLimits.MIN_DURATION, null);
         problems.addAll(HttpHandler.settingProblems(c.http().url(), c.http().timeout()));
+        // Not an engine setting either: at 0 the node started, and refused every batch enqueue call.
+        SettingChecks.between(problems, "api.maxBatch", c.api().maxBatch(), 1, Integer.MAX_VALUE);
         try {
             ExecutorSettings settings = b.build();
             if (problems.isEmpty()) {

@@ -62,12 +62,13 @@ class SettingsFactoryTest {
     void everyBadSettingIsNamedInOneMessage() {
         assertThatThrownBy(() -> SettingsFactory.from(config(Map.of("drover.nodeName", "n", "drover.lockMode", "Fast",
                 "drover.threads", "0", "drover.jobTimeouts", "{\"a\": \"soon\"}", "drover.startupTimeout", "0s",
-                "drover.backlogRefreshInterval", "0s", "drover.http.timeout", "PT0.0005S"))))
+                "drover.backlogRefreshInterval", "0s", "drover.http.timeout", "PT0.0005S", "drover.api.maxBatch", "0"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("lockMode").hasMessageContaining("threads").hasMessageContaining("jobTimeouts")
                 .hasMessageContaining("startupTimeout must be at least 1s, got PT0S")
                 .hasMessageContaining("backlogRefreshInterval must be at least 1ms, got PT0S")
-                .hasMessageContaining("http.timeout must be at least 1ms, got PT0.0005S");
+                .hasMessageContaining("http.timeout must be at least 1ms, got PT0.0005S")
+                .hasMessageContaining("api.maxBatch must be");
     }
 
     private static DroverConfig config(Map<String, String> values) {
