@@ -37,7 +37,7 @@ class SpecGuardsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"_PROD_DROVER_API_TOKEN", "DROVER_NODENAME", "drover.threads", "Quarkus_Datasource_Password",
+    @ValueSource(strings = {"_PROD_DROVER_API_TOKEN", "drover.api.readToken", "DROVER_API_TOKEN", "DROVER_NODENAME", "drover.threads", "Quarkus_Datasource_Password",
             "QUARKUS_PROFILE", "SMALLRYE_CONFIG_LOCATIONS", "QUARKUS_CONFIG_LOG_VALUES", "quarkus.config.profile.parent", "JAVA_TOOL_OPTIONS"})
     void refusedEnv(String name) {
         ExecutorClusterSpec spec = new ExecutorClusterSpec();

@@ -300,7 +300,7 @@ public class ExecutorClusterSpec {
 
     @Pattern(DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be shorter than terminationGracePeriodSeconds. Default maxJobDuration plus 10s; else, with engine Drover, the longest job timeout (jobTimeout, executor default " + SettingDefaults.JOB_TIMEOUT + ", and every jobTimeouts entry) plus 10s, within terminationGracePeriodSeconds if set, so that a scale-down never cuts a running job; else the executor's " + SettingDefaults.SHUTDOWN_GRACE_PERIOD + ".")
+    @JsonPropertyDescription("On shutdown, how long running jobs may take to finish. Must be at least 10s shorter than terminationGracePeriodSeconds (the stop may run 7s past it). Default maxJobDuration plus 10s; else, with engine Drover, the longest job timeout (jobTimeout, executor default " + SettingDefaults.JOB_TIMEOUT + ", and every jobTimeouts entry) plus 10s, within terminationGracePeriodSeconds if set, so that a scale-down never cuts a running job; else the executor's " + SettingDefaults.SHUTDOWN_GRACE_PERIOD + ".")
     @ValidationRule(value = "duration(self) >= duration('" + SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD + "')",
             message = "shutdownGracePeriod must be at least " + SettingLimits.MIN_SHUTDOWN_GRACE_PERIOD)
     @ValidationRule(value = "duration(self) <= duration('" + LONGEST + "')", message = "shutdownGracePeriod" + LONGEST_MESSAGE)

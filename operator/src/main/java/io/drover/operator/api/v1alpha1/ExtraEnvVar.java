@@ -34,7 +34,6 @@ import io.fabric8.generator.annotation.ValidationRule;
         message = "give either value or valueFrom.secretKeyRef, not both")
 @ValidationRule(value = "!(self.name.upperAscii().replace('.', '_').replace('-', '_') in " + ExtraEnvVar.OWNED + ")"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_DATASOURCE_')"
-        + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('DROVER_API_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('SMALLRYE_CONFIG_')"
         + " && !self.name.upperAscii().replace('.', '_').replace('-', '_').startsWith('QUARKUS_CONFIG_')"
         + " && !self.name.upperAscii().startsWith('LD_')"
@@ -76,8 +75,9 @@ public class ExtraEnvVar {
      * Names the operator sets, normalized (upper case, '_' for '.' and '-'): the executor
      * settings of the pod template (ExecutorEnvironment), JAVA_TOOL_OPTIONS (jvmOptions) and the other
      * variables the JVM reads options from (JDK_AOT_VM_OPTIONS: the JVM that writes an AOT cache at
-     * exit reads it as JAVA_TOOL_OPTIONS). QUARKUS_DATASOURCE_*, DROVER_API_* and LD_* are refused as
-     * prefixes: every LD_ variable is the dynamic loader's (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT
+     * exit reads it as JAVA_TOOL_OPTIONS), and the API's two tokens (from the cluster's Secret; the
+     * API's other settings, api.maxBatch and api.maxBodyBytesInFlight, are the writer's to give).
+     * QUARKUS_DATASOURCE_* and LD_* are refused as prefixes: every LD_ variable is the dynamic loader's (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT
      * load a library of the author's choosing, e.g. a file mounted from a ConfigMap, into the JVM). ExecutorClusterSchemaTest.everyVariableTheOperatorSetsIsRefusedInEnv keeps this
      * in step with what the operator writes.
      */
@@ -86,7 +86,7 @@ public class ExtraEnvVar {
             + " 'DROVER_GLOBALLOCKMAXHOLD', 'DROVER_LOCKEXPIRY', 'DROVER_MAXATTEMPTS', 'DROVER_RETRYBACKOFF',"
             + " 'DROVER_RETRYBACKOFFMAX', 'DROVER_COMPLETIONBATCHSIZE', 'DROVER_SHUTDOWNGRACEPERIOD', 'DROVER_JOBTIMEOUT',"
             + " 'DROVER_JOBTIMEOUTS', 'DROVER_MAXCRASHES', 'DROVER_STARTUPTIMEOUT', 'DROVER_SCHEMA',"
-            + " 'DROVER_NODENAME', 'HOSTNAME', 'POD_NAMESPACE', 'QUARKUS_PROFILE', 'QUARKUS_CONFIG_LOCATIONS', 'QUARKUS_HTTP_PORT',"
+            + " 'DROVER_NODENAME', 'DROVER_API_TOKEN', 'DROVER_API_READTOKEN', 'HOSTNAME', 'POD_NAMESPACE', 'QUARKUS_PROFILE', 'QUARKUS_CONFIG_LOCATIONS', 'QUARKUS_HTTP_PORT',"
             + " 'DROVER_TERMINATIONMESSAGEPATH', 'DROVER_HANDLERSDIR', 'DROVER_FLOWABLE_PROCESSESDIR', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_OPTS', 'JDK_AOT_VM_OPTIONS']";
 
     @Required
@@ -112,7 +112,7 @@ public class ExtraEnvVar {
     }
 
     /** Prefixes refused, normalized, as the first CEL name rule above lists them. */
-    private static final java.util.List<String> REFUSED_PREFIXES = java.util.List.of("QUARKUS_DATASOURCE_", "DROVER_API_",
+    private static final java.util.List<String> REFUSED_PREFIXES = java.util.List.of("QUARKUS_DATASOURCE_",
             "SMALLRYE_CONFIG_", "QUARKUS_CONFIG_", "LD_");
     /** The log settings refused, normalized, as the second CEL name rule lists them ({@link #LOGGING_MESSAGE}). */
     private static final java.util.List<String> LOGGING_PREFIXES = java.util.List.of("QUARKUS_HTTP_ACCESS_LOG_",
