@@ -71,6 +71,7 @@ class ExecutorClusterSchemaTest {
             env: [{name: DROVER_API_TOKEN, valueFrom: {secretKeyRef: {name: hooks, key: url}}}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: DROVER_API_TOKEN, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: drover.api.readToken, value: known}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
+            env: [{name: QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SSLFACTORY, value: x}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: X, value: a}, {name: drover.threads, value: "9"}] | spec.env[1].name: Invalid value: "object": this variable is set by the operator
             env: [{name: Quarkus_Datasource_Jdbc_Url, value: "jdbc:postgresql://elsewhere/x"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
             env: [{name: JAVA_TOOL_OPTIONS, value: "-javaagent:/tmp/a.jar"}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator
@@ -447,11 +448,12 @@ class ExecutorClusterSchemaTest {
                 autoscaling: {enabled: true, minReplicas: 0, maxReplicas: 8}
                 jvmOptions: -Xmx3g -Duser.timezone=Europe/Paris -Xss512k -Xlog:gc*:file=/tmp/gc.log -XX:+UseZGC
                 env: [{name: DROVER_HTTP_URL, value: "http://orders.internal/hook"}, {name: DROVER_HTTP_ALLOWEDHOSTS, value: "*.internal"},
-                      {name: DROVER_API_MAXBATCH, value: "500"}, {name: DROVER_API_MAXBODYBYTESINFLIGHT, value: 64M}]
+                      {name: DROVER_API_MAXBATCH, value: "500"}, {name: DROVER_API_MAXBODYBYTESINFLIGHT, value: 64M},
+                      {name: QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SOCKETTIMEOUT, value: "900"}]
                 """));
         // The API's settings other than its tokens are the writer's (docs/configuration.md): they were refused with the tokens.
         assertThat(ec.getSpec().env).extracting(e -> e.name).containsExactly("DROVER_HTTP_URL", "DROVER_HTTP_ALLOWEDHOSTS",
-                "DROVER_API_MAXBATCH", "DROVER_API_MAXBODYBYTESINFLIGHT");
+                "DROVER_API_MAXBATCH", "DROVER_API_MAXBODYBYTESINFLIGHT", "QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SOCKETTIMEOUT");
         assertThat(ec.getSpec().jobTimeouts).containsEntry("report", "2h").containsEntry("http", "30s");
         assertThat(ec.getSpec().lockMode).isEqualTo(LockMode.Global);
         assertThat(ec.getSpec().acquirePageSize).isEqualTo(512);

@@ -45,6 +45,15 @@ class SpecGuardsTest {
         assertThat(SpecGuards.refusal(spec)).hasValueSatisfying(m -> assertThat(m).startsWith("spec.env[1].name: "));
     }
 
+    /** The API's settings but its tokens, and the shared pool's socket timeout (docs/configuration.md), are the writer's. */
+    @ParameterizedTest
+    @ValueSource(strings = {"DROVER_API_MAXBATCH", "drover.api.maxBodyBytesInFlight", "QUARKUS_DATASOURCE_JDBC_ADDITIONAL_JDBC_PROPERTIES_SOCKETTIMEOUT"})
+    void acceptedEnv(String name) {
+        ExecutorClusterSpec spec = new ExecutorClusterSpec();
+        spec.env = List.of(new ExtraEnvVar(name, "100"));
+        assertThat(SpecGuards.refusal(spec)).isEmpty();
+    }
+
     /** Log settings that could write callers' tokens or ship logs away: refused with their own reason. */
     @ParameterizedTest
     @ValueSource(strings = {"QUARKUS_HTTP_ACCESS_LOG_PATTERN", "quarkus.log.syslog.endpoint", "QUARKUS_LOG_HANDLER_SOCKET__X__ENABLED"})
