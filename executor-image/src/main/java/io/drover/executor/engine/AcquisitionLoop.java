@@ -66,6 +66,7 @@ final class AcquisitionLoop {
     /** Due rows the database refused to lock, which the strategy leaves out for a while: so does the idle look. */
     private final RefusedRows refused;
     private final StrayLocks strays;
+    private final LockMaintenance maintenance;
     private final ProblemLog strayProblems = new ProblemLog(LOG, "Releasing stray job locks");
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
     /**
@@ -109,6 +110,7 @@ final class AcquisitionLoop {
         this.nextDueLeavingOutSql = sql.nextDueLeavingOut();
         this.refused = strategy.leftOut();
         this.strays = new StrayLocks(maintenance, held);
+        this.maintenance = maintenance;
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
 
@@ -148,6 +150,15 @@ final class AcquisitionLoop {
                 database.succeeded();
                 failing = null;
                 errorBackoff = 100;
+                if (stopping) {
+                    // The node began to stop while this page was on its way (a statement that
+                    // outlived the stop's wait for it): no worker takes a job any more, and queued
+                    // after the stop's release it stayed locked until its locks lapsed.
+                    releaseLatePage(leases);
+                    pool.unreserve(reserved);
+                    reserved = 0;
+                    continue; // and the loop ends
+                }
                 pool.enqueue(leases);
                 pool.unreserve(reserved - acquisition.jobs().size());
                 reserved = 0;
@@ -171,6 +182,23 @@ final class AcquisitionLoop {
                 sleepQuietly(errorBackoff);
                 errorBackoff = Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MILLIS);
             }
+        }
+    }
+
+    /** Unlocks a page acquired after the node began to stop, and stops renewing it. */
+    private void releaseLatePage(List<HeldJobs.Lease> leases) {
+        if (leases.isEmpty()) {
+            return;
+        }
+        List<Long> ids = leases.stream().map(HeldJobs.Lease::id).toList();
+        try (Connection c = dataSource.getConnection()) {
+            int released = maintenance.release(c, ids);
+            LOG.infof("Released %d jobs acquired as the node began to stop, for other nodes to take", released);
+        } catch (Exception e) {
+            LOG.warnf("Could not release %d jobs acquired as the node began to stop (they run after lock expiry"
+                    + " instead): %s", ids.size(), e.getMessage());
+        } finally {
+            leases.forEach(held::drop);
         }
     }
 

@@ -159,6 +159,55 @@ class GracefulShutdownTest {
     }
 
     /**
+     * An acquisition still on its way when the stop gave up waiting for it (its statement hung
+     * on a dead connection, then answered): the page it locks is released by the acquirer, not
+     * queued on the stopped node, where it stayed locked until its locks lapsed (lockExpiry, a
+     * minute here) while no worker would take it.
+     */
+    @Test
+    void aPageAcquiredAfterTheStopBeganIsReleasedForOtherNodes() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean hung = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        // The acquisition's own connection (not the idle look's, nor the stray release's) hangs.
+        javax.sql.DataSource hanging = LoopFailureTest.intercepted(db, () -> armed.get()
+                && Thread.currentThread().getName().startsWith("drover-acquirer-")
+                && StackWalker.getInstance().walk(frames -> frames.noneMatch(f -> f.getMethodName().equals("idle")
+                        || f.getMethodName().equals("settleStrays") || f.getMethodName().equals("releaseLatePage")))
+                && armed.compareAndSet(true, false), () -> {
+            hung.set(true);
+            while (true) {
+                try {
+                    answer.await();
+                    break;
+                } catch (InterruptedException e) {
+                    // as a read on a dead connection: the interrupt neither ends it nor stays
+                }
+            }
+        });
+        ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b
+                .shutdownGracePeriod(Duration.ofSeconds(1)), java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { })));
+        try {
+            armed.set(true);
+            jobs.enqueue(5, "noop", "", 3);
+            Jobs.await("the acquisition hung", Duration.ofSeconds(30), hung::get);
+            engine.close();
+            long version = jobs.count("select max(version) from {s}.job");
+            answer.countDown(); // the statement answers after all: it locks the page for the stopped node
+            Jobs.await("the late page acquired", Duration.ofSeconds(20),
+                    () -> jobs.count("select count(*) from {s}.job where version > " + version) == 5);
+            Jobs.await("the late page released", Duration.ofSeconds(10),
+                    () -> jobs.count("select count(*) from {s}.job where locked_by is null") == 5);
+            assertThat(jobs.count("select count(*) from {s}.test_execution")).as("runs on the stopped node").isZero();
+        } finally {
+            answer.countDown();
+            engine.close();
+        }
+    }
+
+    /**
      * The run that called exit is not timed out while the stop waits for another run: the
      * timeout watch gave it up past its jobTimeout and wrote a timeout for it (an attempt charged,
      * the lock released), where its job must stay locked as a killed node's, for recovery to make
