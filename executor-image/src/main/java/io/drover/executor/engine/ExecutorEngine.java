@@ -136,7 +136,16 @@ public final class ExecutorEngine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        releasePredecessorLocks();
+        if (!Thread.currentThread().isInterrupted()) {
+            releasePredecessorLocks();
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            // The node is stopping as it starts (the interrupt of its start-up): no loop starts,
+            // no job is taken. It went on into the predecessors' release and every loop, and its
+            // stop then began with a full grace period, far past the pod's termination grace.
+            abandonStart();
+            return;
+        }
         completions.start();
         starter.start();
         pool.start();
@@ -148,6 +157,17 @@ public final class ExecutorEngine implements AutoCloseable {
                         + " jobTimeout=%s maxCrashes=%d", owner, settings.lockMode(), settings.threads(),
                 settings.virtualThreads() ? " (virtual)" : "", settings.queueSize(), settings.acquirePageSize(),
                 settings.lockExpiry(), settings.jobTimeout(), settings.maxCrashes());
+    }
+
+    private void abandonStart() {
+        try {
+            session.stop(Duration.ofSeconds(2));
+        } catch (InterruptedException ignored) {
+            // the interrupt that ended the start: the session ends on its own
+        }
+        state = State.STOPPED;
+        Thread.currentThread().interrupt();
+        LOG.infof("Drover node %s stopped as it started: no job was taken", owner);
     }
 
     private void releasePredecessorLocks() {

@@ -208,6 +208,44 @@ class GracefulShutdownTest {
     }
 
     /**
+     * A node stopped while it starts (the ShutdownEvent interrupts its start-up, here while its
+     * session cannot connect): it starts no loop and takes no job. It went on into the release of
+     * its predecessors' locks and started every loop, and its stop then began with a whole grace
+     * period of its own.
+     */
+    @Test
+    void aNodeStoppedAsItStartsStartsNoLoopAndTakesNoJob() throws Exception {
+        String schema = TestDatabase.freshSchema(db);
+        Jobs jobs = new Jobs(db, schema);
+        jobs.enqueue(5, "noop", "", 3);
+        java.util.concurrent.atomic.AtomicBoolean hung = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        javax.sql.DataSource sessionHangs = LoopFailureTest.intercepted(db,
+                () -> Thread.currentThread().getName().startsWith("drover-session-"), () -> {
+                    hung.set(true);
+                    answer.await();
+                });
+        ExecutorEngine engine = new ExecutorEngine(io.drover.executor.config.ExecutorSettings.builder().nodeName("in-jvm")
+                .schema(schema).build(), sessionHangs,
+                io.drover.executor.handler.HandlerRegistry.of(java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { }))),
+                new io.drover.executor.metrics.ExecutorMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+        Thread starting = Thread.ofPlatform().name("start-up").start(engine::start);
+        try {
+            Jobs.await("the start waiting for its session", Duration.ofSeconds(30), hung::get);
+            starting.interrupt();
+            starting.join(Duration.ofSeconds(10));
+            assertThat(starting.isAlive()).as("the start, still going 10 s after its interrupt").isFalse();
+            assertThat(engine.state()).isEqualTo(ExecutorEngine.State.STOPPED);
+            Thread.sleep(2000); // an acquisition would have come by now
+            assertThat(jobs.count("select count(*) from {s}.job where locked_by is null")).as("jobs left unlocked").isEqualTo(5);
+        } finally {
+            answer.countDown();
+            starting.join(Duration.ofSeconds(10));
+            engine.close();
+        }
+    }
+
+    /**
      * The run that called exit is not timed out while the stop waits for another run: the
      * timeout watch gave it up past its jobTimeout and wrote a timeout for it (an attempt charged,
      * the lock released), where its job must stay locked as a killed node's, for recovery to make
