@@ -138,6 +138,11 @@ final class AcquisitionLoop {
                     wakeRequested = false; // this cycle sees every job committed before this point
                 }
                 settleStrays();
+                if (stopping) { // a stop that began while the release ran (its wait is bounded): no new page
+                    pool.unreserve(reserved);
+                    reserved = 0;
+                    continue;
+                }
                 Acquisition acquisition;
                 long start = System.nanoTime();
                 try (Connection c = dataSource.getConnection()) {
@@ -318,7 +323,7 @@ final class AcquisitionLoop {
     /**
      * Stops the loop and waits for it at most {@code max}: a statement hung on a dead connection
      * ignores the interrupt, and the stop's grace period must not wait for it. A page such a
-     * statement takes after the wait is not run here; its locks lapse.
+     * statement takes after the wait is released by this loop, not run here (releaseLatePage).
      */
     void stop(java.time.Duration max) throws InterruptedException {
         stopping = true;

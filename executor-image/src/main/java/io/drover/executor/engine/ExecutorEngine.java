@@ -160,10 +160,11 @@ public final class ExecutorEngine implements AutoCloseable {
     }
 
     private void abandonStart() {
+        Thread.interrupted(); // the interrupt that ended the start, set again below: the wait must not end at once
         try {
             session.stop(Duration.ofSeconds(2));
         } catch (InterruptedException ignored) {
-            // the interrupt that ended the start: the session ends on its own
+            // interrupted again: the session ends on its own
         }
         state = State.STOPPED;
         Thread.currentThread().interrupt();
@@ -219,7 +220,7 @@ public final class ExecutorEngine implements AutoCloseable {
             // connection (a black-holed network, a frozen server) ignores the interrupt, and a
             // node that stops past shutdownGracePeriod + AFTER_GRACE is killed by the kubelet.
             acquirer.stop(upTo(Duration.ofSeconds(30), deadline));
-            releaseUnstarted(pool.stopAndDrainQueued());
+            Thread release = releaseUnstarted(pool.stopAndDrainQueued());
             List<String> busy = pool.awaitRunningJobs(deadline);
             if (!busy.isEmpty()) {
                 LOG.warnf("Workers still busy after shutdownGracePeriod %s were interrupted: %s",
@@ -230,6 +231,9 @@ public final class ExecutorEngine implements AutoCloseable {
             // shutdownGracePeriod and the pod's terminationGracePeriodSeconds: the kubelet must not
             // kill it while it writes them. Each wait before the outcomes leaves them 3 s at least.
             long end = deadline + AFTER_GRACE.toNanos();
+            if (release != null) {
+                release.join(upTo(Duration.ofSeconds(10), end - OUTCOMES_AT_LEAST.toNanos()));
+            }
             starter.stop(upTo(Duration.ofSeconds(10), end - OUTCOMES_AT_LEAST.toNanos()));
             pool.awaitWorkers(upTo(Duration.ofSeconds(2), end - OUTCOMES_AT_LEAST.toNanos()));
             // Outcomes get the rest: losing them means re-running jobs.
@@ -245,23 +249,41 @@ public final class ExecutorEngine implements AutoCloseable {
         }
     }
 
-    private void releaseUnstarted(List<HeldJobs.Lease> unstarted) {
+    /**
+     * Hands the queued, unstarted jobs back to the fleet, on a thread of its own, while the stop
+     * waits for the running jobs: with the database hung, getting a connection and the statement
+     * take up to databaseTimeout each, which the stop must not wait beyond its deadlines (it
+     * joins the thread within them). They are no longer renewed from now on, released or not: one
+     * that cannot be released (the database away, its row held by another session) lapses after
+     * lockExpiry, not after the rest of the grace period and lockExpiry.
+     *
+     * @return the thread releasing them; null if there were none
+     */
+    private Thread releaseUnstarted(List<HeldJobs.Lease> unstarted) {
         if (unstarted.isEmpty()) {
-            return;
+            return null;
         }
+        unstarted.forEach(held::drop);
         List<Long> ids = unstarted.stream().map(HeldJobs.Lease::id).toList();
+        return Thread.ofPlatform().daemon().name("drover-release-" + settings.nodeName()).start(() -> release(ids));
+    }
+
+    /** A row skipped for another session's lock (a renewal of this node's still in flight) is tried again twice. */
+    private void release(List<Long> ids) {
+        int released = 0;
         try (Connection c = dataSource.getConnection()) {
-            int released = maintenance.release(c, ids);
+            for (int attempt = 0; attempt < 3 && released < ids.size(); attempt++) {
+                if (attempt > 0) {
+                    Thread.sleep(200);
+                }
+                released += maintenance.release(c, ids);
+            }
             metrics.released(released);
             LOG.infof("Released %d queued jobs that had not started, for other nodes to take", released);
         } catch (Exception e) {
+            metrics.released(released);
             LOG.warnf("Could not release %d queued jobs (they run after lock expiry instead): %s",
-                    ids.size(), e.getMessage());
-        } finally {
-            // Released or not, they are no longer renewed: one that could not be released (the
-            // database away, its row held by another session) lapses after lockExpiry, not after
-            // the rest of the grace period and lockExpiry.
-            unstarted.forEach(held::drop);
+                    ids.size() - released, e.getMessage());
         }
     }
 

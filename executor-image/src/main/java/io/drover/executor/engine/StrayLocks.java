@@ -137,10 +137,13 @@ final class StrayLocks {
             released = maintenance.releaseUnheld(c, snapshot);
             if (maintenance.unheldLeft(c, snapshot)) {
                 // Rows another transaction had locked were skipped (a late renewal still running):
-                // another look half a second later. Without it a release that skipped them all
-                // released none, and they waited for their lock to expire and a sweep.
+                // another look half a second after this one ended. Without it a release that
+                // skipped them all released none, and they waited for their lock to expire and a
+                // sweep. Only rows whose lock has not expired count: those are the sweep's, so a
+                // row held for long (an open transaction, a trigger that drops the update) is
+                // looked at again for at most lockExpiry.
                 held.strayed();
-                nextRelease = now + CHECK_EVERY_NANOS;
+                nextRelease = System.nanoTime() + CHECK_EVERY_NANOS;
             }
         } catch (SQLException | RuntimeException e) {
             nextRelease = now + CHECK_EVERY_NANOS;

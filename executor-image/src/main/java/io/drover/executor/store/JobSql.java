@@ -430,10 +430,12 @@ public final class JobSql {
      * Whether rows that {@link #releaseUnheld} would release are left, locked rows included (read
      * without waiting for them): a release that skipped every row another transaction held (a
      * late renewal still running) released none, and the rows waited for their lock to expire.
+     * Rows whose lock has expired are the sweep's, so the answer turns false within lockExpiry.
      * Parameters: owner, held ids (bigint[]). Returns one boolean.
      */
     public String unheldLeft() {
-        return "select exists (select 1 from " + job + " where locked_by = ? and started_at is null and not (id = any(?)))";
+        return "select exists (select 1 from " + job + " where locked_by = ? and started_at is null and not (id = any(?))"
+                + " and lock_expires_at > now())";
     }
 
     /**

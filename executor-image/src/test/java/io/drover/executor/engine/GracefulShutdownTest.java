@@ -112,8 +112,10 @@ class GracefulShutdownTest {
     /**
      * A stop while the database does not answer (a black-holed network, a frozen server: the
      * statements in flight ignore interrupts) ends within shutdownGracePeriod and AFTER_GRACE all
-     * the same. The stop waited 30 s for the acquirer's statement before anything else, then 5 s
-     * each for a renewal and a sweep, whatever the grace period: the kubelet killed such a node.
+     * the same, with jobs running and queued. The stop waited 30 s for the acquirer's statement
+     * before anything else, then for the release of the queued jobs on a connection that never
+     * came, then 5 s each for a renewal and a sweep, whatever the grace period: the kubelet killed
+     * such a node.
      */
     @Test
     void aStopWhileTheDatabaseHangsEndsWithinItsGracePeriodAndTheTimeAfterIt() throws Exception {
@@ -123,7 +125,7 @@ class GracefulShutdownTest {
         java.util.Set<String> hung = java.util.concurrent.ConcurrentHashMap.newKeySet();
         java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
         javax.sql.DataSource hanging = LoopFailureTest.intercepted(db, () -> armed.get()
-                && java.util.stream.Stream.of("drover-acquirer-", "drover-renewer-", "drover-sweeper-")
+                && java.util.stream.Stream.of("drover-acquirer-", "drover-renewer-", "drover-sweeper-", "drover-release-", "closer")
                 .anyMatch(Thread.currentThread().getName()::startsWith), () -> {
             hung.add(Thread.currentThread().getName().replaceAll("-in-jvm$", ""));
             boolean interrupted = false;
@@ -139,19 +141,31 @@ class GracefulShutdownTest {
                 Thread.currentThread().interrupt();
             }
         });
-        ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b.threads(1)
                 .shutdownGracePeriod(Duration.ofSeconds(1)).acquireInterval(Duration.ofMillis(200)),
-                java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { })));
+                java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { }),
+                        io.drover.executor.testing.Handlers.of("long", job -> {
+                            running.countDown();
+                            Thread.sleep(60_000); // until the stop's interrupt
+                        })));
         try {
-            jobs.enqueue(5, "noop", "", 3);
-            Jobs.await("the jobs done", Duration.ofSeconds(30), () -> jobs.jobsLeft() == 0);
+            jobs.enqueue(1, "long", "", 3);
+            assertThat(running.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the long job running").isTrue();
+            jobs.enqueue(5, "noop", "", 3); // queued behind it: the stop releases them
+            Jobs.await("the queued jobs taken", Duration.ofSeconds(30),
+                    () -> jobs.count("select count(*) from {s}.job where locked_by is not null") == 6);
             armed.set(true);
             Jobs.await("the acquirer hung in a database call", Duration.ofSeconds(30), () -> hung.contains("drover-acquirer"));
             long start = System.nanoTime();
-            engine.close();
+            Thread closer = Thread.ofPlatform().name("closer").start(engine::close);
+            closer.join(Duration.ofSeconds(40));
             Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(closer.isAlive()).as("the stop, still going after 40 s (%s hung)", hung).isFalse();
+            // AFTER_GRACE is the stop's own bound; the kubelet's kill comes 10 s past the grace period.
             assertThat(took).as("stop with %s hung: shutdownGracePeriod 1 s, then at most %s and a moment", hung,
-                    ExecutorEngine.AFTER_GRACE).isLessThan(Duration.ofSeconds(1).plus(ExecutorEngine.AFTER_GRACE).plusSeconds(1));
+                    ExecutorEngine.AFTER_GRACE).isLessThan(Duration.ofSeconds(1).plus(ExecutorEngine.AFTER_GRACE).plusMillis(2500));
+            assertThat(hung).as("the release of the queued jobs was tried").contains("drover-release");
         } finally {
             answer.countDown();
             engine.close();
