@@ -95,6 +95,9 @@ class ExecutorClusterSchemaTest {
             shutdownGracePeriod: 500ms                  | spec.shutdownGracePeriod: Invalid value: "string": shutdownGracePeriod must be at least 1s
             jobTimeouts: {report: 0s}                   | spec.jobTimeouts: Invalid value: "object": every jobTimeouts entry must be at least 1ms
             autoscaling: {pollingInterval: 500ms}       | spec.autoscaling.pollingInterval: Invalid value: "string": autoscaling.pollingInterval must be at least 1s
+            autoscaling: {pollingInterval: 1500ms}      | spec.autoscaling.pollingInterval: Invalid value: "string": autoscaling.pollingInterval must be whole seconds
+            autoscaling: {cooldownPeriod: 90.5s}        | spec.autoscaling.cooldownPeriod: Invalid value: "string": autoscaling.cooldownPeriod must be whole seconds
+            autoscaling: {scaleDownStabilizationWindow: 1m1ms} | spec.autoscaling.scaleDownStabilizationWindow: Invalid value: "string": autoscaling.scaleDownStabilizationWindow must be whole seconds
             replicas: 5000                              | spec.replicas: Invalid value: 5000: spec.replicas in body should be less than or equal to 1000
             queueSize: 2000\\nautoscaling: {enabled: true, targetBacklogPerNode: 1000} | spec.queueSize: Invalid value: "object": queueSize must not exceed autoscaling.targetBacklogPerNode
             autoscaling: {enabled: true}\\nqueueSize: 1025 | spec.queueSize: Invalid value: "object": queueSize must not exceed autoscaling.targetBacklogPerNode
@@ -123,6 +126,8 @@ class ExecutorClusterSchemaTest {
             engine: Flowable\\nlockMode: Global\\nretryBackoffMax: 1m | spec.retryBackoffMax: Invalid value: "object": not available with engine Flowable
             engine: Flowable\\nlockMode: Optimistic\\nretryBackoff: 500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be at least 1s with engine Flowable
             engine: Flowable\\nlockMode: Global\\nretryBackoff: 596524h | spec.retryBackoff: Invalid value: "object": retryBackoff must be at most 596523h with engine Flowable
+            engine: Flowable\\nlockMode: Global\\nretryBackoff: 1500ms | spec.retryBackoff: Invalid value: "object": retryBackoff must be whole seconds with engine Flowable
+            engine: Flowable\\nlockMode: Global\\nshutdownGracePeriod: 10500ms | spec.shutdownGracePeriod: Invalid value: "object": shutdownGracePeriod must be whole seconds with engine Flowable
             engine: Flowable\\nlockMode: Global\\nthreads: 16\\ndatabase: {host: db, name: jobs, maxPoolSize: 20, credentialsSecret: {name: s}} | spec.database.maxPoolSize: Invalid value: "object": database.maxPoolSize must be at least threads + 9 with engine Flowable
             engine: Flowable\\nlockMode: Global\\napiTokenSecret: {name: t, key: token} | spec.apiTokenSecret: Invalid value: "object": not available with engine Flowable
             env: [{name: LD_AUDIT, value: /etc/drover/database-ca/ca.crt}] | spec.env[0].name: Invalid value: "object": this variable is set by the operator

@@ -17,6 +17,12 @@ import io.fabric8.generator.annotation.ValidationRule;
 public class AutoscalingSpec {
     /** Past this a backlog is found too late to matter; below it KEDA's seconds cannot overflow. */
     static final String MAX_POLLING_INTERVAL = "1h";
+    /**
+     * A duration of whole seconds: KEDA and the HPA take these in seconds, and 1500ms was cut to
+     * 1 s without a word. (getMilliseconds is the whole duration's or its millisecond part
+     * depending on the CEL library: whole seconds either way when it is a multiple of 1000.)
+     */
+    static final String WHOLE_SECONDS = "duration(self).getMilliseconds() % 1000 == 0";
     static final String MAX_COOLDOWN_PERIOD = "24h";
     /** The HorizontalPodAutoscaler refuses a stabilization window over 3600 s. */
     static final String MAX_STABILIZATION_WINDOW = "1h";
@@ -51,6 +57,7 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How often KEDA counts the backlog (whole seconds).")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.pollingInterval must be at least 1s")
+    @ValidationRule(value = WHOLE_SECONDS, message = "autoscaling.pollingInterval must be whole seconds (KEDA and the HPA count in seconds)")
     @ValidationRule(value = "duration(self) <= duration('" + MAX_POLLING_INTERVAL + "')",
             message = "autoscaling.pollingInterval must be at most " + MAX_POLLING_INTERVAL)
     public String pollingInterval;
@@ -60,6 +67,7 @@ public class AutoscalingSpec {
     @Size(max = 32)
     @JsonPropertyDescription("How long the backlog must stay at or below activationBacklog before scaling to zero (whole seconds).")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.cooldownPeriod must be at least 1s")
+    @ValidationRule(value = WHOLE_SECONDS, message = "autoscaling.cooldownPeriod must be whole seconds (KEDA and the HPA count in seconds)")
     @ValidationRule(value = "duration(self) <= duration('" + MAX_COOLDOWN_PERIOD + "')",
             message = "autoscaling.cooldownPeriod must be at most " + MAX_COOLDOWN_PERIOD)
     public String cooldownPeriod;
@@ -67,8 +75,9 @@ public class AutoscalingSpec {
     @Default("5m")
     @Pattern(ExecutorClusterSpec.DURATION)
     @Size(max = 32)
-    @JsonPropertyDescription("How long a lower node count must be wanted before nodes are removed (the HPA's scale-down stabilization window). Shorter follows the backlog faster; longer rides out gaps between bursts.")
+    @JsonPropertyDescription("How long a lower node count must be wanted before nodes are removed (the HPA's scale-down stabilization window; whole seconds). Shorter follows the backlog faster; longer rides out gaps between bursts.")
     @ValidationRule(value = "duration(self) >= duration('1s')", message = "autoscaling.scaleDownStabilizationWindow must be at least 1s")
+    @ValidationRule(value = WHOLE_SECONDS, message = "autoscaling.scaleDownStabilizationWindow must be whole seconds (KEDA and the HPA count in seconds)")
     @ValidationRule(value = "duration(self) <= duration('" + MAX_STABILIZATION_WINDOW + "')",
             message = "autoscaling.scaleDownStabilizationWindow must be at most " + MAX_STABILIZATION_WINDOW
                     + " (the HorizontalPodAutoscaler's limit)")

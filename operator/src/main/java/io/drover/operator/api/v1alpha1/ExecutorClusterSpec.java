@@ -91,6 +91,10 @@ import java.util.Map;
         message = ExecutorClusterSpec.FLOWABLE_HAS_NO + "maxCrashes", fieldPath = ".maxCrashes")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) >= duration('1s')",
         message = "retryBackoff must be at least 1s with engine Flowable (Flowable waits whole seconds)", fieldPath = ".retryBackoff")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff).getMilliseconds() % 1000 == 0",
+        message = "retryBackoff must be whole seconds with engine Flowable (Flowable waits whole seconds)", fieldPath = ".retryBackoff")
+@ValidationRule(value = "self.engine != 'Flowable' || !has(self.shutdownGracePeriod) || duration(self.shutdownGracePeriod).getMilliseconds() % 1000 == 0",
+        message = "shutdownGracePeriod must be whole seconds with engine Flowable (Flowable waits whole seconds)", fieldPath = ".shutdownGracePeriod")
 @ValidationRule(value = "self.engine != 'Flowable' || !has(self.retryBackoff) || duration(self.retryBackoff) <= duration('"
         + SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF + "')",
         message = "retryBackoff must be at most " + SettingLimits.MAX_FLOWABLE_RETRY_BACKOFF + " with engine Flowable"
