@@ -128,18 +128,7 @@ class GracefulShutdownTest {
                 && java.util.stream.Stream.of("drover-acquirer-", "drover-renewer-", "drover-sweeper-", "drover-release-", "closer")
                 .anyMatch(Thread.currentThread().getName()::startsWith), () -> {
             hung.add(Thread.currentThread().getName().replaceAll("-in-jvm$", ""));
-            boolean interrupted = false;
-            while (true) { // as a read on a dead connection: interrupts do not end it
-                try {
-                    answer.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            awaitAsADeadConnection(answer, true);
         });
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
         ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b.threads(1)
@@ -192,14 +181,7 @@ class GracefulShutdownTest {
                         || f.getMethodName().equals("settleStrays") || f.getMethodName().equals("releaseLatePage")))
                 && armed.compareAndSet(true, false), () -> {
             hung.set(true);
-            while (true) {
-                try {
-                    answer.await();
-                    break;
-                } catch (InterruptedException e) {
-                    // as a read on a dead connection: the interrupt neither ends it nor stays
-                }
-            }
+            awaitAsADeadConnection(answer, false);
         });
         ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b
                 .shutdownGracePeriod(Duration.ofSeconds(1)), java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { })));
@@ -347,6 +329,26 @@ class GracefulShutdownTest {
                     .isLessThan(Duration.ofSeconds(1 + 10).minusMillis(500));
         } finally {
             stubborn.release.countDown();
+        }
+    }
+
+    /**
+     * Waits for {@code answer} as a read on a dead connection does: interrupts do not end it.
+     * {@code keepInterrupt}: the interrupt is still set afterwards (a socket read leaves it), or
+     * not, for a test whose thread must go on to use the database.
+     */
+    private static void awaitAsADeadConnection(java.util.concurrent.CountDownLatch answer, boolean keepInterrupt) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                answer.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted && keepInterrupt) {
+            Thread.currentThread().interrupt();
         }
     }
 }
