@@ -186,9 +186,11 @@ class GracefulShutdownTest {
         ExecutorEngine engine = io.drover.executor.testing.TestNode.start(hanging, schema, b -> b
                 .shutdownGracePeriod(Duration.ofSeconds(1)), java.util.List.of(io.drover.executor.testing.Handlers.of("noop", job -> { })));
         try {
+            // Hung first (the acquirer tries every acquireInterval, jobs or not), then the jobs:
+            // enqueued before, a cycle already past its connection could take and run them.
             armed.set(true);
-            jobs.enqueue(5, "noop", "", 3);
             Jobs.await("the acquisition hung", Duration.ofSeconds(30), hung::get);
+            jobs.enqueue(5, "noop", "", 3);
             engine.close();
             long version = jobs.count("select max(version) from {s}.job");
             answer.countDown(); // the statement answers after all: it locks the page for the stopped node
