@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.drover.contract.Causes;
+import io.drover.contract.DatabaseDiagnosis;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
@@ -172,7 +173,9 @@ public class ApiExceptionMappers {
     /**
      * The driver's text stays in the log: it can name users, hosts and schema, and is no answer
      * for a client. A value the database refuses (data exception 22, integrity 23) is the
-     * request's fault: 400; anything else: 503.
+     * request's fault: 400; anything else: 503, naming the cause in the words of the node's
+     * readiness and status (DatabaseReadOnly, DatabasePermissionDenied, ...): a client, or whoever
+     * reads its log, can tell an outage that passes from one an operator must mend.
      */
     @ServerExceptionMapper
     public Response database(SQLException e) {
@@ -186,7 +189,8 @@ public class ApiExceptionMappers {
         // Retry-After: a client's HTTP library backs off by it instead of retrying at once.
         return Response.status(Response.Status.SERVICE_UNAVAILABLE).type(MediaType.APPLICATION_JSON)
                 .header("Retry-After", RETRY_AFTER_SECONDS)
-                .entity(ApiError.of("the database is unavailable; try again later")).build();
+                .entity(ApiError.of("the database is unavailable (" + DatabaseDiagnosis.of(e).reason() + "); try again later"))
+                .build();
     }
 
     /**

@@ -12,11 +12,15 @@ class ApiExceptionMappersTest {
     private final ApiExceptionMappers mappers = new ApiExceptionMappers();
 
     @Test
-    void aDatabaseFailureIsAGeneric503() {
+    void aDatabaseFailureIsA503NamingOnlyTheCause() {
         Response r = mappers.database(new SQLException("FATAL: password authentication failed for user \"drover\"", "28P01"));
         assertThat(r.getStatus()).isEqualTo(503);
-        assertThat(message(r)).isEqualTo("the database is unavailable; try again later");
+        assertThat(message(r)).isEqualTo("the database is unavailable (DatabaseAuthenticationFailed); try again later");
         assertThat(r.getHeaderString("Retry-After")).as("a client backs off by it").isEqualTo("5");
+        assertThat(message(mappers.database(new SQLException("ERROR: cannot execute INSERT in a read-only transaction", "25006"))))
+                .isEqualTo("the database is unavailable (DatabaseReadOnly); try again later");
+        assertThat(message(mappers.database(new SQLException("An I/O error occurred while sending to the backend.", "08006"))))
+                .isEqualTo("the database is unavailable (DatabaseUnreachable); try again later");
     }
 
     @Test
