@@ -29,6 +29,11 @@ public final class FleetFigures {
     static final int TRUSTED_INTERVALS = 3;
     /** The counting transaction's bound (statement and idle in transaction). */
     static final Duration COUNT_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a call of a refresh may go unanswered ({@link BoundedCalls}): past the count's own
+     * bound, so a slow count ends on the server, which says so (57014), before the client gives up.
+     */
+    public static final Duration CALL_BOUND = COUNT_TIMEOUT.plusSeconds(5);
 
     /**
      * Due jobs no node holds (capped at {@link JobQueries#COUNT_CAP}), how late the oldest of them

@@ -3,12 +3,10 @@ package io.drover.executor.store;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.AgroalConnectionFactoryConfiguration;
 import io.agroal.api.configuration.AgroalConnectionPoolConfiguration.ConnectionValidator;
-import io.agroal.api.configuration.AgroalConnectionPoolConfiguration.ExceptionSorter;
 import io.agroal.api.configuration.supplier.AgroalConnectionFactoryConfigurationSupplier;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
-import io.drover.contract.DatabaseDiagnosis;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -17,8 +15,6 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.function.UnaryOperator;
 
@@ -43,13 +39,6 @@ public final class PooledDataSource {
      * the session was ended rather than timed out).
      */
     static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
-    /**
-     * At most one check of the idle connections ({@link #checksIdle}) this often: one right after
-     * a failover finds them all, and checks must not queue up on the pool's housekeeping thread
-     * while the database comes and goes.
-     */
-    static final Duration IDLE_CHECK_GAP = Duration.ofSeconds(30);
-
     private PooledDataSource() {
     }
 
@@ -152,7 +141,6 @@ public final class PooledDataSource {
 
     private static AgroalDataSource build(int maxSize, Duration acquisitionTimeout, Duration idleValidation,
                                           UnaryOperator<AgroalConnectionFactoryConfigurationSupplier> factory) {
-        LostConnections lost = new LostConnections();
         var config = new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool
                         .maxSize(maxSize)
@@ -164,67 +152,17 @@ public final class PooledDataSource {
                         .idleValidationTimeout(idleValidation)
                         .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(VALIDATION_SECONDS))
                         // One that broke in use is discarded when it is closed, not pooled again,
-                        // and if its session was ended (not timed out) the idle ones are checked.
-                        .exceptionSorter(lost)
+                        // and the others are checked or dropped as its failure says (LostConnections).
+                        .exceptionSorter(new LostConnections())
                         // New connections now and then: after a DNS failover (RDS) they reach the new primary.
                         .maxLifetime(Duration.ofMinutes(30))
                         .connectionFactoryConfiguration(factory::apply));
         try {
             AgroalDataSource pool = AgroalDataSource.from(config);
-            lost.pool = pool;
+            LostConnections.watch(pool);
             return pool;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create a connection pool", e);
-        }
-    }
-
-    /**
-     * Whether a failure has the pool check its idle connections at once: what ended one session
-     * (a failover, a restart, an administrator) most likely ended all of them, and a connection
-     * returned less than {@link #IDLE_VALIDATION} ago is handed out unchecked, so each would
-     * otherwise fail one more call of the engine's loops before it is discarded. Not after a
-     * timeout: the check of a half-open connection waits up to {@link #VALIDATION_SECONDS} on the
-     * pool's one housekeeping thread, which also opens the new connections the loops wait for;
-     * such connections are checked on borrow, on the borrower's thread, as they idle. Nor for
-     * 08003: a call on a connection the driver closed after its first failure (a rollback after
-     * a timeout), which was decided on that failure.
-     */
-    static boolean checksIdle(SQLException e) {
-        return SqlErrors.connectionLost(e) && !DatabaseDiagnosis.timedOut(e) && !"08003".equals(e.getSQLState());
-    }
-
-    /** How many idle checks {@link LostConnections} started on this pool (tests). */
-    static int idleChecksStarted(AgroalDataSource pool) {
-        return ((LostConnections) pool.getConfiguration().connectionPoolConfiguration().exceptionSorter())
-                .checksStarted.get();
-    }
-
-    /**
-     * Tells the pool that a connection failed with a connection error ({@link SqlErrors#connectionLost}),
-     * so it is discarded, and, when the session was ended rather than timed out, has the pool
-     * check its idle connections at once ({@link #checksIdle}).
-     */
-    private static final class LostConnections implements ExceptionSorter {
-        private final AtomicLong lastCheck = new AtomicLong(System.nanoTime() - IDLE_CHECK_GAP.toNanos());
-        private final AtomicInteger checksStarted = new AtomicInteger();
-        volatile AgroalDataSource pool;
-
-        @Override
-        public boolean isFatal(SQLException e) {
-            if (!SqlErrors.connectionLost(e)) {
-                return false;
-            }
-            long now = System.nanoTime();
-            long last = lastCheck.get();
-            AgroalDataSource p = pool;
-            if (p != null && checksIdle(e) && now - last >= IDLE_CHECK_GAP.toNanos()
-                    && lastCheck.compareAndSet(last, now)) {
-                // Runs on the pool's housekeeping thread; the caller goes on at once. Connections
-                // being checked are not handed out; broken ones are closed.
-                p.flush(AgroalDataSource.FlushMode.INVALID);
-                checksStarted.incrementAndGet();
-            }
-            return true;
         }
     }
 }

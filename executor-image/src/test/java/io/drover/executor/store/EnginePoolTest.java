@@ -5,6 +5,7 @@ import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplie
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
 import io.drover.contract.DatabaseDiagnosis;
+import io.drover.executor.testing.Backends;
 import io.drover.executor.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
@@ -81,7 +82,7 @@ class EnginePoolTest {
             assertThat(pool.getMetrics().destroyCount())
                     .as("the failed connection and the two idle ones, found broken by the check it started")
                     .isEqualTo(3);
-            assertThat(PooledDataSource.idleChecksStarted(pool)).isEqualTo(1);
+            assertThat(LostConnections.of(pool).checksStarted()).isEqualTo(1);
             for (int i = 0; i < 3; i++) {
                 assertThat(backendPid(pool)).as("a live connection, at once").isNotIn(ended);
             }
@@ -111,8 +112,8 @@ class EnginePoolTest {
             assertThat(DatabaseDiagnosis.timedOut(timedOut)).as("the timeout, not the closed connection after it").isTrue();
             assertThat(timedOut.getSuppressed()).as("the rollback's and the restore's failures").isNotEmpty()
                     .allSatisfy(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("08003"));
-            assertThat(PooledDataSource.checksIdle(timedOut)).isFalse();
-            assertThat(PooledDataSource.idleChecksStarted(pool)).isZero();
+            assertThat(LostConnections.checksIdle(timedOut)).isFalse();
+            assertThat(LostConnections.of(pool).checksStarted()).isZero();
             assertThat(backendPid(pool)).as("the frozen connection was discarded").isNotEqualTo(frozen);
 
             long ended = backendPid(pool);
@@ -120,9 +121,9 @@ class EnginePoolTest {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 SQLException terminated = failure(() -> s.execute("select 1"));
                 assertThat(DatabaseDiagnosis.timedOut(terminated)).isFalse();
-                assertThat(PooledDataSource.checksIdle(terminated)).isTrue();
+                assertThat(LostConnections.checksIdle(terminated)).isTrue();
             }
-            assertThat(PooledDataSource.idleChecksStarted(pool)).isEqualTo(1);
+            assertThat(LostConnections.of(pool).checksStarted()).isEqualTo(1);
         }
     }
 
@@ -141,26 +142,61 @@ class EnginePoolTest {
      * A connection to a server that takes only reads (after a failover, the old primary back as a
      * replica, or stale DNS) refuses every write with 25006. That is not the row's fault: the
      * engine counts the database unreachable (no job starts, outcomes wait, renewal failures
-     * start the quiet period) and the pool discards the connection, so the next one can reach the
-     * new primary. Here the session is made read-only as a replica's are.
+     * start the quiet period). The pool drops that connection and all its others, which were
+     * opened to the same server and would each pass a check, so the next ones can reach the new
+     * primary. Here the sessions are made read-only as a replica's are.
      */
     @Test
-    void aConnectionThatTakesNoWritesIsCountedUnreachableAndDiscarded() throws Exception {
+    void aConnectionThatTakesNoWritesIsCountedUnreachableAndThePoolDropsAllItsConnections() throws Exception {
         try (AgroalDataSource pool = enginePool(Duration.ofMinutes(1))) {
-            long first;
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                first = backendPid(c);
-                s.execute("set session characteristics as transaction read only");
+            List<Connection> three = new ArrayList<>();
+            List<Long> readOnly = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Connection c = pool.getConnection();
+                three.add(c);
+                readOnly.add(backendPid(c));
+                try (Statement s = c.createStatement()) {
+                    s.execute("set session characteristics as transaction read only");
+                }
+            }
+            for (Connection c : three) {
+                c.close();
             }
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                assertThat(backendPid(c)).as("the same connection, unchecked").isEqualTo(first);
+                assertThat(backendPid(c)).as("a pooled connection, unchecked").isIn(readOnly);
                 assertThatThrownBy(() -> s.execute("create table read_only_probe (i int)"))
                         .isInstanceOf(SQLException.class)
                         .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("25006"))
                         .satisfies(e -> assertThat(DatabaseDiagnosis.unreachable(e)).as("unreachable for writes").isTrue())
                         .satisfies(e -> assertThat(SqlErrors.worthRetrying(e)).as("to be tried again").isTrue());
             }
-            assertThat(backendPid(pool)).as("the read-only connection was discarded").isNotEqualTo(first);
+            assertThat(LostConnections.of(pool).dropsStarted()).isEqualTo(1);
+            assertThat(LostConnections.of(pool).checksStarted()).as("a check would pass them").isZero();
+            awaitNoneOf(pool, readOnly);
+        }
+    }
+
+    /** Waits until the pool hands out none of these backends (it drops them on its housekeeping thread). */
+    static void awaitNoneOf(AgroalDataSource pool, List<Long> dropped) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            List<Connection> all = new ArrayList<>();
+            List<Long> pids = new ArrayList<>();
+            try {
+                for (int i = 0; i < pool.getConfiguration().connectionPoolConfiguration().maxSize(); i++) {
+                    all.add(pool.getConnection());
+                    pids.add(backendPid(all.get(i)));
+                }
+            } finally {
+                for (Connection c : all) {
+                    c.close();
+                }
+            }
+            if (pids.stream().noneMatch(dropped::contains)) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("still handed out: %s", pids).isLessThan(deadline);
+            Thread.sleep(50);
         }
     }
 
@@ -240,10 +276,7 @@ class EnginePoolTest {
     }
 
     private static long backendPid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select pg_backend_pid()")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return Backends.pid(c);
     }
 
     private static SQLException failure(Transactions.SqlWork<?> call) {
@@ -256,27 +289,11 @@ class EnginePoolTest {
     }
 
     private static void signal(String signal, long pid) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor())
-                .as("kill -%s %d", signal, pid).isZero();
+        Backends.signal(signal, pid);
     }
 
     /** Ends the backend and waits until the server no longer lists it. */
     private static void terminate(long pid) throws Exception {
-        try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-            try (ResultSet rs = s.executeQuery("select pg_terminate_backend(" + pid + ")")) {
-                rs.next();
-                assertThat(rs.getBoolean(1)).as("backend %d terminated", pid).isTrue();
-            }
-            for (int i = 0; i < 250; i++) {
-                try (ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity where pid = " + pid)) {
-                    rs.next();
-                    if (rs.getInt(1) == 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(20);
-            }
-            throw new AssertionError("backend " + pid + " still listed after 5 s");
-        }
+        Backends.terminate(admin, pid, true);
     }
 }
