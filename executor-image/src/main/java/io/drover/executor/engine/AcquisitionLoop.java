@@ -58,6 +58,11 @@ final class AcquisitionLoop {
     private final Heartbeats.Beat beat;
     private final ExecutorMetrics metrics;
     private final int pageSize;
+    /**
+     * Refill when half a page is free: waiting for a whole page leaves workers idle, while
+     * acquiring a handful at a time costs a round trip (and a global lock turn) per handful.
+     */
+    private final int refillAt;
     private final OutcomeBacklog unwrittenOutcomes;
     private final int maxUnwrittenOutcomes;
     private final long intervalMillis;
@@ -66,7 +71,7 @@ final class AcquisitionLoop {
     /** Due rows the database refused to lock, which the strategy leaves out for a while: so does the idle look. */
     private final RefusedRows refused;
     private final StrayLocks strays;
-    private final LockMaintenance maintenance;
+    private final UnstartedRelease unstarted;
     private final ProblemLog strayProblems = new ProblemLog(LOG, "Releasing stray job locks");
     private final ProblemLog problems = new ProblemLog(LOG, "Acquiring jobs");
     /**
@@ -94,7 +99,7 @@ final class AcquisitionLoop {
     AcquisitionLoop(DataSource dataSource, AcquisitionStrategy strategy, WorkerPool pool, HeldJobs held,
                     DatabaseHealth database, Heartbeats heartbeats, ExecutorMetrics metrics, int pageSize,
                     OutcomeBacklog unwrittenOutcomes, int maxUnwrittenOutcomes, Duration interval, JobSql sql,
-                    LockMaintenance maintenance, String nodeName) {
+                    LockMaintenance maintenance, UnstartedRelease unstarted, String nodeName) {
         this.dataSource = dataSource;
         this.strategy = strategy;
         this.pool = pool;
@@ -103,6 +108,7 @@ final class AcquisitionLoop {
         this.beat = heartbeats.register("acquisition");
         this.metrics = metrics;
         this.pageSize = Math.min(pageSize, pool.capacity());
+        this.refillAt = Math.max(1, this.pageSize / 2);
         this.unwrittenOutcomes = unwrittenOutcomes;
         this.maxUnwrittenOutcomes = maxUnwrittenOutcomes;
         this.intervalMillis = interval.toMillis();
@@ -110,7 +116,7 @@ final class AcquisitionLoop {
         this.nextDueLeavingOutSql = sql.nextDueLeavingOut();
         this.refused = strategy.leftOut();
         this.strays = new StrayLocks(maintenance, held);
-        this.maintenance = maintenance;
+        this.unstarted = unstarted;
         this.thread = Thread.ofPlatform().name("drover-acquirer-" + nodeName).unstarted(beat.guarded(this::run, LOG));
     }
 
@@ -119,67 +125,16 @@ final class AcquisitionLoop {
     }
 
     private void run() {
-        // Refill when half a page is free: waiting for a whole page leaves workers idle, while
-        // acquiring a handful at a time costs a round trip (and a global lock turn) per handful.
-        int refillAt = Math.max(1, pageSize / 2);
         long errorBackoff = 100;
         while (!stopping) {
             beat.beat();
-            int reserved = 0;
             try {
-                if (!unwrittenOutcomes.awaitAtMost(maxUnwrittenOutcomes, intervalMillis)) {
-                    continue; // the database is behind with outcomes: take no more (loop to re-check stopping)
-                }
-                reserved = pool.reserve(refillAt, pageSize, intervalMillis);
-                if (reserved == 0) {
-                    continue; // queue still full: loop to re-check stopping
-                }
-                synchronized (wakeUp) {
-                    wakeRequested = false; // this cycle sees every job committed before this point
-                }
-                settleStrays();
-                if (stopping) { // a stop that began while the release ran (its wait is bounded): no new page
-                    pool.unreserve(reserved);
-                    reserved = 0;
-                    continue;
-                }
-                Acquisition acquisition;
-                long start = System.nanoTime();
-                try (Connection c = dataSource.getConnection()) {
-                    acquisition = acquire(c, reserved);
-                }
-                lastSuccessNanos = System.nanoTime();
-                List<HeldJobs.Lease> leases = held.acquired(acquisition.jobs(), acquisition.sentNanos());
-                metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
-                problems.succeeded();
-                database.succeeded();
-                failing = null;
-                errorBackoff = 100;
-                if (stopping) {
-                    // The node began to stop while this page was on its way (a statement that
-                    // outlived the stop's wait for it): no worker takes a job any more, and queued
-                    // after the stop's release it stayed locked until its locks lapsed.
-                    releaseLatePage(leases);
-                    pool.unreserve(reserved);
-                    reserved = 0;
-                    continue; // and the loop ends
-                }
-                pool.enqueue(leases);
-                pool.unreserve(reserved - acquisition.jobs().size());
-                reserved = 0;
-                if (!acquisition.mayHaveMore()) {
-                    long lookAgainIn = lookAgainInMillis(start);
-                    if (lookAgainIn > 0) {
-                        pause(lookAgainIn);
-                    } else {
-                        idle();
-                    }
+                if (cycle()) {
+                    errorBackoff = 100;
                 }
             } catch (InterruptedException e) {
-                pool.unreserve(reserved);
                 // stop() interrupts; the loop condition decides
             } catch (Exception e) {
-                pool.unreserve(reserved);
                 database.failed(e);
                 failing = DatabaseDiagnosis.of(e);
                 metrics.acquisitionError();
@@ -190,21 +145,63 @@ final class AcquisitionLoop {
         }
     }
 
-    /** Unlocks a page acquired after the node began to stop, and stops renewing it. */
-    private void releaseLatePage(List<HeldJobs.Lease> leases) {
-        if (leases.isEmpty()) {
-            return;
+    /**
+     * One cycle: reserve queue slots, take a page into them, then wait for the next one if this
+     * page was not full. The slots no job took are given back however the cycle ends.
+     *
+     * @return whether it took a page (false: outcomes behind, the queue full, the node stopping;
+     *         the loop then checks whether it stops)
+     */
+    private boolean cycle() throws Exception {
+        if (!unwrittenOutcomes.awaitAtMost(maxUnwrittenOutcomes, intervalMillis)) {
+            return false; // the database is behind with outcomes: take no more
         }
-        List<Long> ids = leases.stream().map(HeldJobs.Lease::id).toList();
-        try (Connection c = dataSource.getConnection()) {
-            int released = maintenance.release(c, ids);
-            LOG.infof("Released %d jobs acquired as the node began to stop, for other nodes to take", released);
-        } catch (Exception e) {
-            LOG.warnf("Could not release %d jobs acquired as the node began to stop (they run after lock expiry"
-                    + " instead): %s", ids.size(), e.getMessage());
+        int reserved = pool.reserve(refillAt, pageSize, intervalMillis);
+        if (reserved == 0) {
+            return false; // queue still full
+        }
+        int queued = 0;
+        long start;
+        Acquisition acquisition;
+        try {
+            synchronized (wakeUp) {
+                wakeRequested = false; // this cycle sees every job committed before this point
+            }
+            settleStrays();
+            if (stopping) {
+                return false; // a stop that began while the release ran (its wait is bounded): no new page
+            }
+            start = System.nanoTime();
+            try (Connection c = dataSource.getConnection()) {
+                acquisition = acquire(c, reserved);
+            }
+            lastSuccessNanos = System.nanoTime();
+            List<HeldJobs.Lease> leases = held.acquired(acquisition.jobs(), acquisition.sentNanos());
+            metrics.acquisition(lastSuccessNanos - start, acquisition.jobs().size());
+            problems.succeeded();
+            database.succeeded();
+            failing = null;
+            if (stopping) {
+                // The node began to stop while this page was on its way (a statement that
+                // outlived the stop's wait for it): no worker takes a job any more, and queued
+                // after the stop's release it stayed locked until its locks lapsed.
+                unstarted.release(unstarted.drop(leases), "jobs acquired as the node began to stop");
+                return false;
+            }
+            pool.enqueue(leases);
+            queued = leases.size();
         } finally {
-            leases.forEach(held::drop);
+            pool.unreserve(reserved - queued);
         }
+        if (!acquisition.mayHaveMore()) {
+            long lookAgainIn = lookAgainInMillis(start);
+            if (lookAgainIn > 0) {
+                pause(lookAgainIn);
+            } else {
+                idle();
+            }
+        }
+        return true;
     }
 
     /**
@@ -323,7 +320,7 @@ final class AcquisitionLoop {
     /**
      * Stops the loop and waits for it at most {@code max}: a statement hung on a dead connection
      * ignores the interrupt, and the stop's grace period must not wait for it. A page such a
-     * statement takes after the wait is released by this loop, not run here (releaseLatePage).
+     * statement takes after the wait is released by this loop, not run here (UnstartedRelease).
      */
     void stop(java.time.Duration max) throws InterruptedException {
         stopping = true;

@@ -45,6 +45,7 @@ public final class ExecutorEngine implements AutoCloseable {
     private final DatabaseHealth database = new DatabaseHealth();
     private final Heartbeats heartbeats = new Heartbeats();
     private final LockMaintenance maintenance;
+    private final UnstartedRelease unstarted;
     private final CompletionLoop completions;
     private final JobStarter starter;
     private final WorkerPool pool;
@@ -72,6 +73,7 @@ public final class ExecutorEngine implements AutoCloseable {
         JobSql sql = new JobSql(new Tables(settings.schema()));
         String node = settings.nodeName();
         this.maintenance = new LockMaintenance(sql, owner, node, settings.lockExpiry(), settings.maxCrashes());
+        this.unstarted = new UnstartedRelease(dataSource, maintenance, held, metrics);
         this.completions = new CompletionLoop(dataSource, new CompletionWriter(sql, owner), held, database,
                 heartbeats, metrics, settings.completionBatchSize(), node);
         this.starter = new JobStarter(dataSource, new JobStarts(sql, owner, settings.lockExpiry()), held, database,
@@ -94,7 +96,7 @@ public final class ExecutorEngine implements AutoCloseable {
         this.acquirer = new AcquisitionLoop(dataSource, strategy(settings, sql, owner, metrics), pool, held,
                 database, heartbeats, metrics, settings.acquirePageSize(), completions,
                 maxUnwrittenOutcomes(), settings.acquireInterval(), sql,
-                maintenance, node);
+                maintenance, unstarted, node);
         this.renewer = new LockRenewer(dataSource, maintenance, held, database, heartbeats, metrics,
                 settings.lockRenewInterval(), node);
         // Quiet period: until every live node renewed after an outage (ExecutorSettings.sweepQuietPeriod).
@@ -250,41 +252,20 @@ public final class ExecutorEngine implements AutoCloseable {
     }
 
     /**
-     * Hands the queued, unstarted jobs back to the fleet, on a thread of its own, while the stop
-     * waits for the running jobs: with the database hung, getting a connection and the statement
-     * take up to databaseTimeout each, which the stop must not wait beyond its deadlines (it
-     * joins the thread within them). They are no longer renewed from now on, released or not: one
-     * that cannot be released (the database away, its row held by another session) lapses after
-     * lockExpiry, not after the rest of the grace period and lockExpiry.
+     * Hands the queued, unstarted jobs back to the fleet ({@link UnstartedRelease}), on a thread of
+     * its own, while the stop waits for the running jobs: with the database hung, getting a
+     * connection and the statement take up to databaseTimeout each, which the stop must not wait
+     * beyond its deadlines (it joins the thread within them).
      *
      * @return the thread releasing them; null if there were none
      */
-    private Thread releaseUnstarted(List<HeldJobs.Lease> unstarted) {
-        if (unstarted.isEmpty()) {
+    private Thread releaseUnstarted(List<HeldJobs.Lease> queued) {
+        if (queued.isEmpty()) {
             return null;
         }
-        unstarted.forEach(held::drop);
-        List<Long> ids = unstarted.stream().map(HeldJobs.Lease::id).toList();
-        return Thread.ofPlatform().daemon().name("drover-release-" + settings.nodeName()).start(() -> release(ids));
-    }
-
-    /** A row skipped for another session's lock (a renewal of this node's still in flight) is tried again twice. */
-    private void release(List<Long> ids) {
-        int released = 0;
-        try (Connection c = dataSource.getConnection()) {
-            for (int attempt = 0; attempt < 3 && released < ids.size(); attempt++) {
-                if (attempt > 0) {
-                    Thread.sleep(200);
-                }
-                released += maintenance.release(c, ids);
-            }
-            metrics.released(released);
-            LOG.infof("Released %d queued jobs that had not started, for other nodes to take", released);
-        } catch (Exception e) {
-            metrics.released(released);
-            LOG.warnf("Could not release %d queued jobs (they run after lock expiry instead): %s",
-                    ids.size() - released, e.getMessage());
-        }
+        List<Long> ids = unstarted.drop(queued);
+        return Thread.ofPlatform().daemon().name("drover-release-" + settings.nodeName())
+                .start(() -> unstarted.release(ids, "queued jobs that had not started"));
     }
 
     /** Wakes an idle acquirer, e.g. right after jobs were enqueued through this node. */
