@@ -45,7 +45,7 @@ public final class HttpHandler implements JobHandler {
 
     /** @param allowedHosts host names ({@code api.example.com}), with a port ({@code host:8443}), or suffixes ({@code *.example.com}) */
     public HttpHandler(Optional<URI> defaultUrl, Duration timeout, List<String> allowedHosts) {
-        List<String> problems = settingProblems(defaultUrl, timeout);
+        List<String> problems = settingProblems(defaultUrl.map(URI::toString), timeout, allowedHosts);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
@@ -57,24 +57,81 @@ public final class HttpHandler implements JobHandler {
     }
 
     /**
+     * http.url as configured, once {@link #settingProblems} found nothing wrong with it. It is read
+     * as text, not as a URI by the configuration: a URL that does not parse failed the mapping,
+     * whose message quoted it whole (a secret in its query with it) in the log and the pod's
+     * termination message.
+     */
+    public static Optional<URI> configuredUrl(Optional<String> url) {
+        return url.map(URI::create);
+    }
+
+    /**
      * What is wrong with the http settings, in the settings' names (SettingsFactory refuses a node
      * with them): a URL without a scheme ({@code hooks.internal:8080}) parses as one with scheme
      * "hooks.internal" and no host, and every http job failed on it until dead-lettered, while
-     * the node looked healthy. The URL is not quoted: it may carry a secret.
+     * the node looked healthy; an allowedHosts entry that can match no URL (a scheme, a path, a
+     * bare IPv6 address) had every job for that host handed back until dead-lettered. The URL is
+     * not quoted: it may carry a secret.
      */
-    public static List<String> settingProblems(Optional<URI> url, Duration timeout) {
+    public static List<String> settingProblems(Optional<String> url, Duration timeout, List<String> allowedHosts) {
         List<String> problems = new java.util.ArrayList<>();
-        url.ifPresent(u -> {
+        url.ifPresent(text -> {
+            URI u;
+            try {
+                u = new URI(text);
+            } catch (java.net.URISyntaxException e) {
+                problems.add("http.url is not a valid URL (" + e.getReason()
+                        + (e.getIndex() < 0 ? "" : " at character " + e.getIndex()) + ")");
+                return;
+            }
             String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null || u.getPort() > 65535) {
-                problems.add("http.url must be an http or https URL with a host (and a port up to 65535), e.g."
+            if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null || !validPort(u)) {
+                problems.add("http.url must be an http or https URL with a host (and a port from 1 to 65535), e.g."
                         + " http://hooks.internal:8080/jobs; got " + (u.getScheme() == null ? "no scheme"
                         : "scheme " + SleepHandler.abbreviate(u.getScheme())) + (u.getHost() == null ? " and no host" : ""));
             }
         });
         // As every duration setting: the exchange waits timeout.toMillis(), and less than 1ms is none.
         io.drover.contract.SettingChecks.between(problems, "http.timeout", timeout, io.drover.contract.SettingLimits.MIN_DURATION, null);
+        for (String entry : allowedHosts) {
+            String reason = hostEntryProblem(entry.trim());
+            if (reason != null) {
+                problems.add("http.allowedHosts entry " + SleepHandler.abbreviate(entry.trim()) + " " + reason
+                        + "; entries are host, host:port, *.suffix or [IPv6], e.g. hooks.internal:8443");
+            }
+        }
         return problems;
+    }
+
+    /** Why an allowedHosts entry can match no URL's host and port; null when it can. */
+    private static String hostEntryProblem(String entry) {
+        if (entry.isEmpty()) {
+            return null; // skipped (a trailing comma)
+        }
+        if (entry.contains("/") || entry.contains("@") || entry.chars().anyMatch(Character::isWhitespace)) {
+            return "is not a host (no scheme, path, user or spaces)";
+        }
+        int colon = entry.lastIndexOf(':');
+        String host = entry;
+        if (colon >= 0 && !entry.endsWith("]")) {
+            host = entry.substring(0, colon);
+            String port = entry.substring(colon + 1);
+            if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+                return "has a port that is not a number from 1 to 65535";
+            }
+        }
+        if (host.startsWith("[") != host.endsWith("]") || !host.startsWith("[") && host.contains(":")) {
+            return "is an IPv6 address without its brackets";
+        }
+        if (host.isEmpty() || host.equals("*.") || host.indexOf('*') > 0 || host.startsWith("*") && !host.startsWith("*.")) {
+            return "has no host, or a * that is not the start of *.suffix";
+        }
+        return null;
+    }
+
+    private static boolean validPort(URI u) {
+        return u.getPort() == -1 || u.getPort() >= 1 && u.getPort() <= 65535;
     }
 
     @Override
@@ -145,8 +202,11 @@ public final class HttpHandler implements JobHandler {
             JsonNode node;
             try {
                 node = JSON.readTree(body);
-            } catch (Exception e) {
-                throw new InvalidPayloadException("http payload looks like JSON but does not parse: " + e.getMessage(), e);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // Where, not what: the parser's message quotes the payload's text (a token, a URL).
+                var at = e.getLocation();
+                throw new InvalidPayloadException("http payload looks like JSON but does not parse"
+                        + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
             }
             if (node.hasNonNull("url")) {
                 URI url = parse(node.get("url").asText());
@@ -211,13 +271,15 @@ public final class HttpHandler implements JobHandler {
             if (uri.getHost() == null) {
                 throw new InvalidPayloadException("http job url has no host");
             }
-            if (uri.getPort() > 65535) { // the client refused it at every attempt, a retried failure
+            if (!validPort(uri)) { // the client refused it (or could not connect) at every attempt, a retried failure
                 throw new InvalidPayloadException("http job url port must be between 1 and 65535, got " + uri.getPort());
             }
             return uri;
         } catch (java.net.URISyntaxException e) {
+            // Not the exception as the cause: its message quotes the whole input, and the stored
+            // error carries the causes' messages (JobRunner.describe).
             throw new InvalidPayloadException("http job url is not a valid URI (" + e.getReason()
-                    + (e.getIndex() < 0 ? "" : " at character " + e.getIndex()) + ")", e);
+                    + (e.getIndex() < 0 ? "" : " at character " + e.getIndex()) + ")");
         }
     }
 }

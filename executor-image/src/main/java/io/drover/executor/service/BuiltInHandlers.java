@@ -25,6 +25,6 @@ public class BuiltInHandlers {
     @Produces
     @Singleton
     HttpHandler http(DroverConfig config) {
-        return new HttpHandler(config.http().url(), config.http().timeout(), config.http().allowedHosts().orElse(List.of()));
+        return new HttpHandler(HttpHandler.configuredUrl(config.http().url()), config.http().timeout(), config.http().allowedHosts().orElse(List.of()));
     }
 }

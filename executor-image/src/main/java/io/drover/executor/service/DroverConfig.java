@@ -6,7 +6,6 @@ import io.smallrye.config.ConfigMapping;
 
 import io.smallrye.config.WithDefault;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -94,8 +93,12 @@ public interface DroverConfig {
 
     /** The built-in {@code http} handler. */
     interface Http {
-        /** Where http jobs POST their payload when it names no "url" of its own. */
-        Optional<URI> url();
+        /**
+         * Where http jobs POST their payload when it names no "url" of its own. Text, checked by
+         * HttpHandler.settingProblems: mapped as a URI, one that did not parse failed with a
+         * message quoting it whole, a secret in its query with it.
+         */
+        Optional<String> url();
 
         /**
          * Hosts a URL given in an http job's payload may point at (besides the host of

@@ -58,7 +58,7 @@ final class SettingsFactory {
         // The gauge's refresh is scheduled with it: 0s or less ended the start-up with the
         // scheduler's bare IllegalArgumentException, naming no setting.
         SettingChecks.between(problems, "backlogRefreshInterval", c.backlogRefreshInterval(), SettingLimits.MIN_DURATION, null);
-        problems.addAll(HttpHandler.settingProblems(c.http().url(), c.http().timeout()));
+        problems.addAll(HttpHandler.settingProblems(c.http().url(), c.http().timeout(), c.http().allowedHosts().orElse(java.util.List.of())));
         // Not an engine setting either: at 0 the node started, and refused every batch enqueue call.
         SettingChecks.between(problems, "api.maxBatch", c.api().maxBatch(), 1, Integer.MAX_VALUE);
         try {

@@ -147,8 +147,13 @@ class HttpHandlerTest {
         for (String url : List.of("ftp://user:s3cret@api.example.com/x", "//api.example.com/x?token=s3cret",
                 "http://api.example.com/x y?token=s3cret", "https:///x?token=s3cret")) {
             assertThatThrownBy(() -> handler.execute(job("{\"url\":\"" + url + "\"}"))).as(url)
-                    .isInstanceOf(InvalidPayloadException.class).message().doesNotContain("s3cret");
+                    .isInstanceOf(InvalidPayloadException.class)
+                    // The stored error is the exception with its causes (JobRunner.describe), not its message alone.
+                    .satisfies(e -> assertThat(withCauses(e)).doesNotContain("s3cret"));
         }
+        assertThatThrownBy(() -> handler.execute(job("{\"url\": s3cret}"))).isInstanceOf(InvalidPayloadException.class)
+                .satisfies(e -> assertThat(withCauses(e)).doesNotContain("s3cret"))
+                .hasMessage("http payload looks like JSON but does not parse (line 1, column 9)");
         assertThat(received).isEmpty();
     }
 
@@ -231,6 +236,9 @@ class HttpHandlerTest {
         // Out of range, the client refused it at every attempt: retried until dead-lettered.
         assertThatThrownBy(() -> handler.execute(job("{\"url\":\"http://localhost:70000/\"}")))
                 .isInstanceOf(InvalidPayloadException.class).hasMessage("http job url port must be between 1 and 65535, got 70000");
+        // Port 0: no connection is ever made to it, a failure retried until dead-lettered.
+        assertThatThrownBy(() -> handler.execute(job("{\"url\":\"http://localhost:0/\"}")))
+                .isInstanceOf(InvalidPayloadException.class).hasMessage("http job url port must be between 1 and 65535, got 0");
         assertThatThrownBy(() -> handler.execute(job("{\"url\": "))).isInstanceOf(InvalidPayloadException.class)
                 .hasMessageContaining("does not parse");
     }
@@ -254,13 +262,52 @@ class HttpHandlerTest {
     /** Settings it cannot work with are refused at start-up, naming them (SettingsFactory reports every one). */
     @Test
     void settingsItCannotWorkWithAreRefusedNamingThem() {
-        assertThat(HttpHandler.settingProblems(Optional.of(URI.create("hooks.internal:8080")), Duration.ofSeconds(1)))
-                .containsExactly("http.url must be an http or https URL with a host (and a port up to 65535), e.g."
+        assertThat(HttpHandler.settingProblems(Optional.of("hooks.internal:8080"), Duration.ofSeconds(1), List.of()))
+                .containsExactly("http.url must be an http or https URL with a host (and a port from 1 to 65535), e.g."
                         + " http://hooks.internal:8080/jobs; got scheme 'hooks.internal' and no host");
-        assertThat(HttpHandler.settingProblems(Optional.of(URI.create("/jobs")), Duration.ZERO)).hasSize(2)
+        assertThat(HttpHandler.settingProblems(Optional.of("/jobs"), Duration.ZERO, List.of())).hasSize(2)
                 .last().isEqualTo("http.timeout must be at least 1ms, got PT0S");
-        assertThat(HttpHandler.settingProblems(Optional.of(URI.create("https://hooks.example/x?t=1")), Duration.ofSeconds(1))).isEmpty();
+        assertThat(HttpHandler.settingProblems(Optional.of("https://hooks.example/x?t=1"), Duration.ofSeconds(1), List.of())).isEmpty();
+        assertThat(HttpHandler.settingProblems(Optional.of("http://hooks.example:0/x"), Duration.ofSeconds(1), List.of()))
+                .singleElement().asString().startsWith("http.url must be");
         assertThatThrownBy(() -> new HttpHandler(Optional.of(URI.create("hooks.internal:8080")), Duration.ofSeconds(1), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http.url must be");
+    }
+
+    /**
+     * A URL that does not parse is refused naming the setting and where, not quoting it: read as a
+     * URI by the configuration, it failed the mapping with a message quoting it whole, its secret
+     * with it, in the log and the pod's termination message.
+     */
+    @Test
+    void aConfiguredUrlThatDoesNotParseIsRefusedWithoutQuotingIt() {
+        assertThat(HttpHandler.settingProblems(Optional.of("https://hooks.example/x y?token=s3cret"), Duration.ofSeconds(1), List.of()))
+                .containsExactly("http.url is not a valid URL (Illegal character in path at character 23)");
+    }
+
+    /**
+     * An allowedHosts entry that can match no URL (a scheme, a path, a bare IPv6 address, a port
+     * that is none) is refused at start-up naming it: it failed closed, every job for that host
+     * handed back about an hour and then dead-lettered, while the node looked ready.
+     */
+    @Test
+    void allowedHostsEntriesThatCanMatchNoUrlAreRefusedNamingThem() {
+        assertThat(HttpHandler.settingProblems(Optional.empty(), Duration.ofSeconds(1), List.of("hooks.internal",
+                "hooks.internal:8443", "*.example.com", "*.example.com:443", "10.0.0.7", "[::1]", "[::1]:8080", " ")))
+                .isEmpty();
+        for (String bad : List.of("https://hooks.internal", "hooks.internal/", "::1", "host:abc", "host:0", "host:70000",
+                "user@host", "*", "*.", "a*.example.com", "*example.com", ":8080")) {
+            assertThat(HttpHandler.settingProblems(Optional.empty(), Duration.ofSeconds(1), List.of(bad))).as(bad)
+                    .singleElement().asString().startsWith("http.allowedHosts entry '").contains("entries are host, host:port");
+        }
+        assertThatThrownBy(() -> new HttpHandler(Optional.empty(), Duration.ofSeconds(1), List.of("https://hooks.internal")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http.allowedHosts entry 'https://hooks.internal' is not a host");
+    }
+
+    /** The exception as a job's stored error shows it: with its causes and their messages (JobRunner.describe). */
+    private static String withCauses(Throwable e) {
+        java.io.StringWriter text = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(text));
+        return text.toString();
     }
 }

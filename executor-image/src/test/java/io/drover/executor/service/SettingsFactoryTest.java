@@ -71,6 +71,21 @@ class SettingsFactoryTest {
                 .hasMessageContaining("api.maxBatch must be");
     }
 
+    /**
+     * A webhook URL that does not parse, its secret in its query: refused naming the setting,
+     * never quoting it. Mapped as a URI it failed in the configuration's own mapping, whose
+     * message quoted it whole in the log and the pod's termination message.
+     */
+    @Test
+    void anHttpUrlThatDoesNotParseIsRefusedWithoutQuotingIt() {
+        assertThatThrownBy(() -> SettingsFactory.from(config(Map.of("drover.nodeName", "n",
+                "drover.http.url", "https://hooks.example/in y?token=s3cret", "drover.http.allowedHosts", "https://other"))))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("http.url is not a valid URL (Illegal character in path at character 24)")
+                .hasMessageContaining("http.allowedHosts entry 'https://other' is not a host")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+    }
+
     private static DroverConfig config(Map<String, String> values) {
         return new SmallRyeConfigBuilder()
                 .withMapping(DroverConfig.class)
