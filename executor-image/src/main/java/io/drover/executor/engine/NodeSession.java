@@ -1,5 +1,6 @@
 package io.drover.executor.engine;
 
+import io.drover.contract.DatabaseDiagnosis;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.NodePresence;
 import org.jboss.logging.Logger;
@@ -10,6 +11,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -32,14 +34,25 @@ final class NodeSession {
     private static final int PING_EVERY = 10;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
     /**
-     * A live node's session is back this long after the database restarts (its reconnect
-     * back-off is at most {@link #MAX_BACKOFF_MILLIS}): until then a free presence lock proves
-     * nothing.
+     * How long a call of the session may go unanswered (its connection's socket timeout while it
+     * holds it; the pool's databaseTimeout is put back as it lets go): its calls are a claim, a
+     * LISTEN and a ping, none of which waits for anything, and a half-open connection must be
+     * found out soon, since a node with the same name trusts a free presence lock only
+     * {@link #RECONNECTED_WITHIN} after the server lost its sessions.
+     */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * How soon a live node's session is back after the server lost its sessions (a restart, crash
+     * recovery, a failover): a half-open connection is found by the next ping (within 5 s) once
+     * its call times out ({@link #CALL_TIMEOUT}); then at most the reconnect back-off (5 s) and a
+     * connect (10 s). Until then a free presence lock proves nothing.
      */
     static final Duration RECONNECTED_WITHIN = Duration.ofSeconds(30);
 
     private final DataSource dataSource;
     private final String listen;
+    private final String noteEpoch;
     private final long presenceKey;
     private final Runnable onNotification;
     private final DatabaseHealth database;
@@ -53,6 +66,7 @@ final class NodeSession {
                 DatabaseHealth database, Heartbeats heartbeats, String nodeName) {
         this.dataSource = dataSource;
         this.listen = sql.listen();
+        this.noteEpoch = sql.noteServerEpoch();
         this.presenceKey = NodePresence.key(sql.tables().schema(), owner);
         this.onNotification = onNotification;
         this.database = database;
@@ -74,31 +88,22 @@ final class NodeSession {
         while (!stopping) {
             beat.beat();
             try (Connection c = dataSource.getConnection()) {
-                boolean claimed = claimPresence(c);
-                try (Statement s = c.createStatement()) {
-                    s.execute(listen);
-                }
-                problems.succeeded();
-                database.succeeded();
-                backoff = 100;
-                // Jobs may have arrived while not listening: look once.
-                onNotification.run();
-                PGConnection pg = c.unwrap(PGConnection.class);
-                for (int turn = 1; !stopping; turn++) {
-                    beat.beat();
-                    if (turn % PING_EVERY == 0) {
-                        // getNotifications() swallows a socket timeout: on a half-open connection it
-                        // would return nothing forever. A round trip finds such a connection out.
-                        if (claimed) {
-                            ping(c);
-                        } else {
-                            claimed = claimPresence(c);
-                        }
+                int poolTimeout = c.getNetworkTimeout();
+                try {
+                    c.setNetworkTimeout(Runnable::run, (int) CALL_TIMEOUT.toMillis());
+                    boolean claimed = claimPresence(c);
+                    try (Statement s = c.createStatement()) {
+                        s.execute(listen);
                     }
-                    PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
-                    if (notifications != null && notifications.length > 0) {
-                        onNotification.run();
-                    }
+                    noteServerEpoch(c);
+                    problems.succeeded();
+                    database.succeeded();
+                    backoff = 100;
+                    // Jobs may have arrived while not listening: look once.
+                    onNotification.run();
+                    serve(c, claimed);
+                } finally {
+                    letGo(c, poolTimeout);
                 }
             } catch (Exception e) {
                 if (stopping) {
@@ -112,9 +117,70 @@ final class NodeSession {
         }
     }
 
-    private static void ping(Connection c) throws Exception {
+    /** Passes notifications on, and proves the connection alive and writable now and then, until the node stops. */
+    private void serve(Connection c, boolean claimed) throws Exception {
+        PGConnection pg = c.unwrap(PGConnection.class);
+        for (int turn = 1; !stopping; turn++) {
+            beat.beat();
+            if (turn % PING_EVERY == 0) {
+                // getNotifications() swallows a socket timeout: on a half-open connection it
+                // would return nothing forever. A round trip finds such a connection out.
+                if (claimed) {
+                    checkWritable(c);
+                } else {
+                    claimed = claimPresence(c);
+                }
+            }
+            PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
+            if (notifications != null && notifications.length > 0) {
+                onNotification.run();
+            }
+        }
+    }
+
+    /**
+     * Notes when the server began keeping its sessions, if no node has since it last lost them
+     * (its unlogged table is empty then: JobSql#serverSettled). A write: on a server that takes
+     * only reads it fails as every write does (25006), and the session does not tell
+     * DatabaseHealth the database is back (see {@link #checkWritable}).
+     */
+    private void noteServerEpoch(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute(JobSql.PING);
+            s.executeUpdate(noteEpoch);
+        }
+    }
+
+    /**
+     * Fails as the database's own refusal of a write would (25006) when the session's server
+     * takes only reads. The session's success tells DatabaseHealth the database is reachable
+     * again, and workers then start jobs: on a server that takes only reads (after a failover,
+     * the old primary back as a replica; a role switched to read-only) their outcomes could not
+     * be written, and they would run again once their locks lapsed. Its claim, LISTEN and ping
+     * all work on such a server.
+     */
+    private static void checkWritable(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(JobSql.PING_READ_ONLY)) {
+            rs.next();
+            if (rs.getBoolean(1)) {
+                throw new SQLException("the database takes only reads (the node's session found its server a replica,"
+                        + " or its transactions read-only)", DatabaseDiagnosis.READ_ONLY);
+            }
+        }
+    }
+
+    /**
+     * Before the connection goes back to the engine's pool (the session ends, or failed on a
+     * connection that still works: a read-only server, a statement timeout of the ping): without
+     * the presence lock and the LISTEN, which went back to the pool with it and stayed, for
+     * another loop's next borrows, until the connection's lifetime ended; and with the pool's
+     * socket timeout. On a connection that failed this fails too, and the pool discards it.
+     */
+    private static void letGo(Connection c, int poolTimeout) {
+        try (Statement s = c.createStatement()) {
+            s.execute(JobSql.LET_GO);
+            c.setNetworkTimeout(Runnable::run, poolTimeout);
+        } catch (SQLException | RuntimeException ignored) {
+            // a broken connection: discarded with its session
         }
     }
 

@@ -590,8 +590,19 @@ public final class JobSql {
         return "listen " + t.channel();
     }
 
-    /** A round trip that proves the session's connection alive. */
-    public static final String PING = "select 1";
+    /**
+     * A round trip that proves the session's connection alive, and answers whether its server
+     * takes only reads (a replica: the old primary after a failover; or a role or database that
+     * defaults to read-only transactions), which answers every read as a healthy one would.
+     */
+    public static final String PING_READ_ONLY =
+            "select pg_is_in_recovery() or current_setting('transaction_read_only')::boolean";
+
+    /**
+     * What the session's connection lets go of before it goes back to the pool: its presence
+     * lock (the node's only session-level advisory lock) and its LISTEN.
+     */
+    public static final String LET_GO = "unlisten *; select pg_advisory_unlock_all()";
 
     /** Takes a node's presence lock for the session, without waiting. Parameter: the presence key. */
     public static final String TRY_PRESENCE_LOCK = "select pg_try_advisory_lock(?)";
@@ -603,11 +614,26 @@ public final class JobSql {
     public static final String TRY_PRESENCE_XACT_LOCK = "select pg_try_advisory_xact_lock(?)";
 
     /**
-     * Whether the database server has been up long enough for free presence locks to mean
-     * anything. Parameter: how long (ms).
+     * Notes that the server keeps its sessions from now on, if no node has noted it since the
+     * server last lost them: a node's session runs it as it (re)connects. The table is unlogged
+     * (V10): PostgreSQL empties it in crash recovery and on a standby promoted after a failover,
+     * events that end every session but keep pg_postmaster_start_time().
      */
-    public static final String SERVER_UP_FOR =
-            "select now() - pg_postmaster_start_time() >= ? * interval '1 millisecond'";
+    public String noteServerEpoch() {
+        String epoch = t.serverEpoch();
+        return "insert into " + epoch + " (began_at) select now() where not exists (select 1 from " + epoch + ")";
+    }
+
+    /**
+     * Whether the server has kept its sessions long enough for free presence locks to mean
+     * anything: since the postmaster started, and since the first session noted after the server
+     * last lost its sessions ({@link #noteServerEpoch}); not at all if none has. Parameter: how
+     * long (ms).
+     */
+    public String serverSettled() {
+        return "select now() - greatest(pg_postmaster_start_time(), coalesce((select min(began_at) from "
+                + t.serverEpoch() + "), now())) >= ? * interval '1 millisecond'";
+    }
 
     // ---- API queries: reads and administrative writes for the REST API and the gauges.
 

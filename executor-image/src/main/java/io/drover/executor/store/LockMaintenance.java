@@ -38,6 +38,7 @@ public final class LockMaintenance {
     private final String releaseUnheld;
     private final String unheldLeft;
     private final String predecessors;
+    private final String serverSettled;
     private final String notify;
     private final Recovery expired;
     private final Recovery expiredOne;
@@ -59,6 +60,7 @@ public final class LockMaintenance {
         this.releaseUnheld = sql.releaseUnheld();
         this.unheldLeft = sql.unheldLeft();
         this.predecessors = sql.predecessors();
+        this.serverSettled = sql.serverSettled();
         this.notify = sql.notifyJobs();
         this.expired = new Recovery(sql.recoverExpired(maxCrashes));
         this.expiredOne = new Recovery(sql.recoverExpiredOne(maxCrashes));
@@ -293,10 +295,12 @@ public final class LockMaintenance {
      * Releases the rows of earlier runs of this node's name at once, without waiting for their
      * locks to expire, but only those whose owner is proven gone: its presence lock is free
      * ({@link NodePresence}). A live node that happens to have the same name keeps its jobs.
-     * Right after a database restart every presence lock is free until the live nodes' sessions
-     * reconnect, so then nothing is released: the locks expire.
+     * Right after the server lost its sessions (a restart, crash recovery, a failover to a
+     * promoted standby) every presence lock is free until the live nodes' sessions reconnect, so
+     * then nothing is released: the locks expire. The server's start time alone did not tell:
+     * crash recovery and a promotion keep it ({@link JobSql#serverSettled}).
      *
-     * @param settled how long the database server must have been up for presence locks to mean anything
+     * @param settled how long the server must have kept its sessions for presence locks to mean anything
      */
     public List<Predecessor> releasePredecessors(Connection c, Duration settled) throws SQLException {
         List<String> candidates = new ArrayList<>();
@@ -315,8 +319,8 @@ public final class LockMaintenance {
         }
         if (!serverUpFor(c, settled)) {
             for (String p : candidates) {
-                found.add(new Predecessor(p, null, "the database server restarted less than "
-                        + settled.toSeconds() + " s ago: live nodes may not have reconnected yet"));
+                found.add(new Predecessor(p, null, "the database server restarted, recovered from a crash or failed"
+                        + " over less than " + settled.toSeconds() + " s ago: live nodes may not have reconnected yet"));
             }
             return found;
         }
@@ -335,8 +339,8 @@ public final class LockMaintenance {
         return found;
     }
 
-    private static boolean serverUpFor(Connection c, Duration settled) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(JobSql.SERVER_UP_FOR)) {
+    private boolean serverUpFor(Connection c, Duration settled) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(serverSettled)) {
             ps.setLong(1, settled.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -26,6 +26,11 @@ public record Tables(String schema) {
         return schema + ".enqueue_key";
     }
 
+    /** When the server last lost its sessions, as far as the nodes know (unlogged: V10). */
+    public String serverEpoch() {
+        return schema + ".server_epoch";
+    }
+
     /** The LISTEN/NOTIFY channel on which new and released jobs are announced. */
     public String channel() {
         return "drover_" + schema;

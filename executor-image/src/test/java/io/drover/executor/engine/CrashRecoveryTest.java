@@ -77,10 +77,11 @@ class CrashRecoveryTest {
                 .isEqualTo(stranded);
 
         // A free presence lock proves a node gone only once live nodes had time to reconnect
-        // after a database (re)start (NodeSession.RECONNECTED_WITHIN): the server here started
-        // with the test JVM.
-        Jobs.await("the database has been up for 30 s", Duration.ofSeconds(40),
-                () -> jobs.count("select (now() - pg_postmaster_start_time() > interval '31 seconds')::int") == 1);
+        // after the server last lost its sessions (NodeSession.RECONNECTED_WITHIN): here, as far
+        // as the nodes know, when the first node's session noted it keeps them (the schema is new).
+        Jobs.await("the server has kept its sessions for 30 s", Duration.ofSeconds(40),
+                () -> jobs.count("select (now() - greatest(pg_postmaster_start_time(),"
+                        + " (select min(began_at) from {s}.server_epoch)) > interval '31 seconds')::int") == 1);
         // Same node name, as a StatefulSet pod gets when it is recreated.
         try (NodeProcess second = NodeProcess.start("executor-0", schema,
                 Map.of("lockExpiry", "PT10M", "threads", "8", "queueSize", "500", "acquirePageSize", "250"))) {

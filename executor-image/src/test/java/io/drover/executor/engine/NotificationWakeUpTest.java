@@ -2,6 +2,7 @@ package io.drover.executor.engine;
 
 import io.agroal.api.AgroalDataSource;
 import io.drover.executor.store.JobSql;
+import io.drover.executor.store.Tables;
 import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.RecordingHandler;
 import io.drover.executor.testing.TestDatabase;
@@ -35,8 +36,11 @@ class NotificationWakeUpTest {
             Jobs.await("job inserted by plain SQL started promptly", Duration.ofSeconds(10), () -> jobs.executions() == 1);
 
             // The listener's connection dies (failover, idle-connection reaper): it must come back.
+            // Found by its last statement: its LISTEN, its note of the server's epoch, or its ping.
+            JobSql sql = new JobSql(new Tables(schema));
             assertThat(jobs.count("select count(*) from (select pg_terminate_backend(pid) from pg_stat_activity"
-                    + " where query = 'listen drover_" + schema + "') t")).as("listener backends terminated").isEqualTo(1);
+                    + " where query in ('" + sql.listen() + "', '" + sql.noteServerEpoch().replace("'", "''") + "', '"
+                    + JobSql.PING_READ_ONLY.replace("'", "''") + "')) t")).as("listener backends terminated").isEqualTo(1);
             Thread.sleep(1500);
             insertWithPlainSql(schema);
             Jobs.await("job started promptly after the listener reconnected", Duration.ofSeconds(10),
