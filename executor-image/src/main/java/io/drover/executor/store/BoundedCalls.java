@@ -1,48 +1,44 @@
 package io.drover.executor.store;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.time.Duration;
-import java.util.logging.Logger;
 
 /**
- * The shared pool as the API and the gauges use it: each call to the database is given up after
- * {@code bound} without an answer (the connection's socket timeout, set as it is borrowed and put
- * back as it is closed, so a handler that borrows it next has the pool's own). The pool's own is
- * long (5 minutes, for handlers' long queries), and a call that was in flight when the database
- * went silent (a failover without a reset, a partition) hung that long: its API request did, and
- * 20 of them took the whole pool, so readiness failed for minutes after the database was back,
- * and the backlog gauges kept their last figures. The connection it failed on is discarded (an
- * I/O error); the API answers 503.
+ * Connections whose calls are given up after {@code bound} without an answer: the connection's
+ * socket timeout, set as it is borrowed and put back as it is closed (a handler that borrows it
+ * from the shared pool next has the pool's own); and, so that the server gives up too, a query
+ * timeout 5 s shorter on every statement made on it (pgjdbc cancels the statement on the server,
+ * which rolls it back: a request answered 503 then wrote nothing, and no backend goes on for it
+ * after its client left). The shared pool's own socket timeout is long (5 minutes, for handlers'
+ * long queries), and a call in flight when the database went silent (a failover without a reset,
+ * a partition) hung that long: its API request did, and 20 of them took the whole pool, so
+ * readiness failed for minutes after the database was back, and the backlog gauges kept their
+ * last figures. The connection it failed on is discarded (an I/O error); the API answers 503.
+ * The node's session bounds its calls so too.
  */
-public final class BoundedCalls implements DataSource {
+public final class BoundedCalls extends ProxiedDataSource {
     /** How long an API request's call to the database may go unanswered. */
     public static final Duration API = Duration.ofSeconds(30);
 
-    private final DataSource pool;
     private final int millis;
+    private final int querySeconds;
 
+    /** @param bound at least 6 s: the statements' query timeout is 5 s shorter */
     public BoundedCalls(DataSource pool, Duration bound) {
-        this.pool = pool;
+        super(pool);
+        if (bound.toSeconds() < 6) {
+            throw new IllegalArgumentException("a bound of at least 6 s, got " + bound);
+        }
         this.millis = Math.toIntExact(bound.toMillis());
+        this.querySeconds = Math.toIntExact(bound.toSeconds() - 5);
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return bounded(pool.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return bounded(pool.getConnection(username, password));
-    }
-
-    private Connection bounded(Connection c) throws SQLException {
+    protected Connection connection(Connection c) throws SQLException {
         int pools;
         try {
             pools = c.getNetworkTimeout();
@@ -56,11 +52,11 @@ public final class BoundedCalls implements DataSource {
                     if (method.getName().equals("close") && method.getParameterCount() == 0) {
                         restore(c, pools);
                     }
-                    try {
-                        return method.invoke(c, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
+                    Object result = invoke(c, method, args);
+                    if (result instanceof Statement statement) { // createStatement, prepareStatement, prepareCall
+                        statement.setQueryTimeout(querySeconds);
                     }
+                    return result;
                 });
     }
 
@@ -73,40 +69,5 @@ public final class BoundedCalls implements DataSource {
         } catch (SQLException ignored) {
             // broken: the pool discards it as it is closed
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return pool.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        pool.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        pool.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return pool.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return pool.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return pool.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return pool.isWrapperFor(iface);
     }
 }

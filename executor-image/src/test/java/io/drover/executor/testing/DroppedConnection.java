@@ -54,13 +54,13 @@ public final class DroppedConnection extends FaultyDataSource {
     @Override
     public Connection getConnection() throws SQLException {
         refuseWhileAway();
-        return connection(real.getConnection());
+        return super.getConnection();
     }
 
     @Override
     public Connection getConnection(String user, String password) throws SQLException {
         refuseWhileAway();
-        return connection(real.getConnection(user, password));
+        return super.getConnection(user, password);
     }
 
     private void refuseWhileAway() throws SQLException {
@@ -69,7 +69,8 @@ public final class DroppedConnection extends FaultyDataSource {
         }
     }
 
-    private Connection connection(Connection c) {
+    @Override
+    protected Connection connection(Connection c) {
         AtomicBoolean ranIt = new AtomicBoolean();
         InvocationHandler h = (proxy, m, args) -> {
             if (m.getName().equals("prepareStatement") && sql.equals(args[0])) {

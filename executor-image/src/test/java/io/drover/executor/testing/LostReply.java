@@ -48,16 +48,7 @@ public final class LostReply extends FaultyDataSource {
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return connection(real.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return connection(real.getConnection(user, password));
-    }
-
-    private Connection connection(Connection c) {
+    protected Connection connection(Connection c) {
         InvocationHandler h = (proxy, m, args) -> {
             Object result = invoke(c, m, args);
             if (m.getName().equals("prepareStatement") && sql.equals(args[0])) {
