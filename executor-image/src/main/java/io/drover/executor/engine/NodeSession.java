@@ -1,6 +1,7 @@
 package io.drover.executor.engine;
 
 import io.drover.contract.DatabaseDiagnosis;
+import io.drover.executor.store.BoundedCalls;
 import io.drover.executor.store.JobSql;
 import io.drover.executor.store.NodePresence;
 import org.jboss.logging.Logger;
@@ -34,10 +35,10 @@ final class NodeSession {
     private static final int PING_EVERY = 10;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
     /**
-     * How long a call of the session may go unanswered (its connection's socket timeout while it
-     * holds it; the pool's databaseTimeout is put back as it lets go): its calls are a claim, a
-     * LISTEN and a ping, none of which waits for anything, and a half-open connection must be
-     * found out soon, since a node with the same name trusts a free presence lock only
+     * How long a call of the session may go unanswered ({@link BoundedCalls}: its connection's
+     * socket timeout while it holds it, the pool's put back as it lets go): its calls are a claim,
+     * a LISTEN, a note and a ping, none of which waits for anything, and a half-open connection
+     * must be found out soon, since a node with the same name trusts a free presence lock only
      * {@link #RECONNECTED_WITHIN} after the server lost its sessions.
      */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
@@ -64,7 +65,7 @@ final class NodeSession {
 
     NodeSession(DataSource dataSource, JobSql sql, String owner, Runnable onNotification,
                 DatabaseHealth database, Heartbeats heartbeats, String nodeName) {
-        this.dataSource = dataSource;
+        this.dataSource = new BoundedCalls(dataSource, CALL_TIMEOUT);
         this.listen = sql.listen();
         this.noteEpoch = sql.noteServerEpoch();
         this.presenceKey = NodePresence.key(sql.tables().schema(), owner);
@@ -88,9 +89,7 @@ final class NodeSession {
         while (!stopping) {
             beat.beat();
             try (Connection c = dataSource.getConnection()) {
-                int poolTimeout = c.getNetworkTimeout();
                 try {
-                    c.setNetworkTimeout(Runnable::run, (int) CALL_TIMEOUT.toMillis());
                     boolean claimed = claimPresence(c);
                     try (Statement s = c.createStatement()) {
                         s.execute(listen);
@@ -103,7 +102,7 @@ final class NodeSession {
                     onNotification.run();
                     serve(c, claimed);
                 } finally {
-                    letGo(c, poolTimeout);
+                    letGo(c);
                 }
             } catch (Exception e) {
                 if (stopping) {
@@ -155,8 +154,9 @@ final class NodeSession {
      * takes only reads. The session's success tells DatabaseHealth the database is reachable
      * again, and workers then start jobs: on a server that takes only reads (after a failover,
      * the old primary back as a replica; a role switched to read-only) their outcomes could not
-     * be written, and they would run again once their locks lapsed. Its claim, LISTEN and ping
-     * all work on such a server.
+     * be written, and they would run again once their locks lapsed. On a primary whose
+     * transactions default to read-only, its claim, LISTEN and ping all work (on a standby LISTEN
+     * fails already).
      */
     private static void checkWritable(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(JobSql.PING_READ_ONLY)) {
@@ -172,15 +172,17 @@ final class NodeSession {
      * Before the connection goes back to the engine's pool (the session ends, or failed on a
      * connection that still works: a read-only server, a statement timeout of the ping): without
      * the presence lock and the LISTEN, which went back to the pool with it and stayed, for
-     * another loop's next borrows, until the connection's lifetime ended; and with the pool's
-     * socket timeout. On a connection that failed this fails too, and the pool discards it.
+     * another loop's next borrows, until the connection's lifetime ended. Each on its own: on a
+     * standby UNLISTEN fails, and the unlock must not wait on it. On a connection that failed
+     * these fail too, and the pool discards it.
      */
-    private static void letGo(Connection c, int poolTimeout) {
-        try (Statement s = c.createStatement()) {
-            s.execute(JobSql.LET_GO);
-            c.setNetworkTimeout(Runnable::run, poolTimeout);
-        } catch (SQLException | RuntimeException ignored) {
-            // a broken connection: discarded with its session
+    private static void letGo(Connection c) {
+        for (String statement : JobSql.LET_GO) {
+            try (Statement s = c.createStatement()) {
+                s.execute(statement);
+            } catch (SQLException | RuntimeException ignored) {
+                // a broken connection (discarded with its session), or UNLISTEN on a standby
+            }
         }
     }
 

@@ -599,10 +599,10 @@ public final class JobSql {
             "select pg_is_in_recovery() or current_setting('transaction_read_only')::boolean";
 
     /**
-     * What the session's connection lets go of before it goes back to the pool: its presence
-     * lock (the node's only session-level advisory lock) and its LISTEN.
+     * What the session's connection lets go of before it goes back to the pool, one statement at
+     * a time: its presence lock (the node's only session-level advisory lock), then its LISTEN.
      */
-    public static final String LET_GO = "unlisten *; select pg_advisory_unlock_all()";
+    public static final java.util.List<String> LET_GO = java.util.List.of("select pg_advisory_unlock_all()", "unlisten *");
 
     /** Takes a node's presence lock for the session, without waiting. Parameter: the presence key. */
     public static final String TRY_PRESENCE_LOCK = "select pg_try_advisory_lock(?)";

@@ -47,6 +47,18 @@ class NodeSessionTest {
                 session.stop(Duration.ofSeconds(5));
             }
         }
+        // The same session on the same schema, its server writable: the node hears the database is back.
+        DatabaseHealth writable = new DatabaseHealth();
+        writable.failed(new SQLException("the connection was reset", "08006"));
+        NodeSession session = new NodeSession(db, new JobSql(new Tables(schema)), "rw-node:1", () -> { },
+                writable, new Heartbeats(), "rw-node");
+        session.start();
+        try {
+            io.drover.executor.testing.Jobs.await("the session tells the node the database is back", Duration.ofSeconds(10),
+                    writable::reachable);
+        } finally {
+            session.stop(Duration.ofSeconds(5));
+        }
     }
 
     /**
