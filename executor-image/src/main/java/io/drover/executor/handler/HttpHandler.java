@@ -94,10 +94,12 @@ public final class HttpHandler implements JobHandler {
         });
         // As every duration setting: the exchange waits timeout.toMillis(), and less than 1ms is none.
         io.drover.contract.SettingChecks.between(problems, "http.timeout", timeout, io.drover.contract.SettingLimits.MIN_DURATION, null);
-        for (String entry : allowedHosts) {
-            String reason = hostEntryProblem(entry.trim());
+        // Named by position, not quoted: the mistake this finds is often a URL pasted whole, a
+        // token or password in it.
+        for (int i = 0; i < allowedHosts.size(); i++) {
+            String reason = hostEntryProblem(allowedHosts.get(i).trim());
             if (reason != null) {
-                problems.add("http.allowedHosts entry " + SleepHandler.abbreviate(entry.trim()) + " " + reason
+                problems.add("http.allowedHosts entry " + (i + 1) + " of " + allowedHosts.size() + " " + reason
                         + "; entries are host, host:port, *.suffix or [IPv6], e.g. hooks.internal:8443");
             }
         }
@@ -117,7 +119,8 @@ public final class HttpHandler implements JobHandler {
         if (colon >= 0 && !entry.endsWith("]")) {
             host = entry.substring(0, colon);
             String port = entry.substring(colon + 1);
-            if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+            // As a URL's port is compared (its number): 08443 would never match.
+            if (!port.matches("[1-9][0-9]{0,4}") || Integer.parseInt(port) > 65535) {
                 return "has a port that is not a number from 1 to 65535";
             }
         }

@@ -296,12 +296,14 @@ class HttpHandlerTest {
                 "hooks.internal:8443", "*.example.com", "*.example.com:443", "10.0.0.7", "[::1]", "[::1]:8080", " ")))
                 .isEmpty();
         for (String bad : List.of("https://hooks.internal", "hooks.internal/", "::1", "host:abc", "host:0", "host:70000",
-                "user@host", "*", "*.", "a*.example.com", "*example.com", ":8080")) {
+                "user@host", "*", "*.", "a*.example.com", "*example.com", ":8080", "host:08443")) {
             assertThat(HttpHandler.settingProblems(Optional.empty(), Duration.ofSeconds(1), List.of(bad))).as(bad)
-                    .singleElement().asString().startsWith("http.allowedHosts entry '").contains("entries are host, host:port");
+                    .singleElement().asString().startsWith("http.allowedHosts entry 1 of 1 ").contains("entries are host, host:port");
         }
-        assertThatThrownBy(() -> new HttpHandler(Optional.empty(), Duration.ofSeconds(1), List.of("https://hooks.internal")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http.allowedHosts entry 'https://hooks.internal' is not a host");
+        assertThatThrownBy(() -> new HttpHandler(Optional.empty(), Duration.ofSeconds(1),
+                List.of("hooks.internal", "https://user:s3cret@hooks.internal")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("http.allowedHosts entry 2 of 2 is not a host")
+                .message().doesNotContain("s3cret");
     }
 
     /** The exception as a job's stored error shows it: with its causes and their messages (JobRunner.describe). */

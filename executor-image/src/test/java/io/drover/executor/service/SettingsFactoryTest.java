@@ -82,7 +82,7 @@ class SettingsFactoryTest {
                 "drover.http.url", "https://hooks.example/in y?token=s3cret", "drover.http.allowedHosts", "https://other"))))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("http.url is not a valid URL (Illegal character in path at character 24)")
-                .hasMessageContaining("http.allowedHosts entry 'https://other' is not a host")
+                .hasMessageContaining("http.allowedHosts entry 1 of 1 is not a host")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
     }
 
