@@ -185,7 +185,16 @@ final class AcquisitionLoop {
                 // The node began to stop while this page was on its way (a statement that
                 // outlived the stop's wait for it): no worker takes a job any more, and queued
                 // after the stop's release it stayed locked until its locks lapsed.
-                unstarted.release(unstarted.drop(leases), "jobs acquired as the node began to stop");
+                // The stop's interrupt stays set through JDBC calls: cleared for the release's
+                // pauses between tries, then set again for the loop to end.
+                boolean interrupted = Thread.interrupted();
+                try {
+                    unstarted.release(unstarted.drop(leases), "jobs acquired as the node began to stop");
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 return false;
             }
             pool.enqueue(leases);

@@ -27,6 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ul>
  * Either is done at most once per {@link #GAP}: one right after a failover finds them all, and
  * they must not queue up on the pool's housekeeping thread while the database comes and goes.
+ * A 25006 cannot tell a read-only server from a read-only transaction of the caller's own: in
+ * the shared pool a handler that writes in one costs the pool its connections, at most once per
+ * {@link #GAP}, which is the price of an API that works again at once after a failover.
  */
 public final class LostConnections implements ExceptionSorter {
     static final Duration GAP = Duration.ofSeconds(30);
