@@ -9,7 +9,6 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -45,11 +43,11 @@ class ApiUnderDatabaseFaultsTest {
     AgroalDataSource dataSource;
 
     private static RequestSpecification api() {
-        return given().header("Authorization", "Bearer " + WithApiToken.TOKEN).contentType(ContentType.JSON);
+        return WithApiToken.writer();
     }
 
     private Jobs jobs() {
-        return new Jobs(dataSource, "quarkus_test");
+        return PostgresResource.jobs(dataSource);
     }
 
     /**

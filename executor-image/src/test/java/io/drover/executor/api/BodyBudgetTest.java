@@ -1,7 +1,6 @@
 package io.drover.executor.api;
 
 import io.agroal.api.AgroalDataSource;
-import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.PostgresResource;
 import io.drover.executor.testing.WithApiToken;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -9,7 +8,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -25,7 +23,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -64,12 +61,11 @@ class BodyBudgetTest {
     }
 
     private static Response post(String body) {
-        return given().header("Authorization", "Bearer " + WithApiToken.TOKEN).contentType(ContentType.JSON)
-                .body(body).post("/api/v1/jobs");
+        return WithApiToken.writer().body(body).post("/api/v1/jobs");
     }
 
     private long jobsOfType(String type) {
-        return new Jobs(dataSource, "quarkus_test").count("select count(*) from {s}.job where type = '" + type + "'");
+        return PostgresResource.jobs(dataSource).count("select count(*) from {s}.job where type = '" + type + "'");
     }
 
     /** Sends the headers and the first half of {@code body}, and holds the rest. */

@@ -1,7 +1,6 @@
 package io.drover.executor.api;
 
 import io.agroal.api.AgroalDataSource;
-import io.drover.executor.testing.Jobs;
 import io.drover.executor.testing.PostgresResource;
 import io.drover.executor.testing.WithApiToken;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -44,12 +43,11 @@ class IdempotentEnqueueTest {
     AgroalDataSource dataSource;
 
     private static RequestSpecification api(String key) {
-        return given().header("Authorization", "Bearer " + WithApiToken.TOKEN).contentType(ContentType.JSON)
-                .header("Idempotency-Key", key);
+        return WithApiToken.writer().header("Idempotency-Key", key);
     }
 
     private long jobsOfType(String type) {
-        return new Jobs(dataSource, "quarkus_test").count("select count(*) from {s}.job where type = '" + type + "'");
+        return PostgresResource.jobs(dataSource).count("select count(*) from {s}.job where type = '" + type + "'");
     }
 
     private static String job(String type, int payload) {
@@ -166,17 +164,17 @@ class IdempotentEnqueueTest {
         String type = "idem-" + UUID.randomUUID();
         String key = UUID.randomUUID().toString();
         long first = api(key).body(job(type, 1)).post("/api/v1/jobs").then().statusCode(201).extract().jsonPath().getLong("id");
-        new Jobs(dataSource, "quarkus_test").execute("update {s}.enqueue_key set created_at = now() - interval '25 hours'"
+        PostgresResource.jobs(dataSource).execute("update {s}.enqueue_key set created_at = now() - interval '25 hours'"
                 + " where key = '" + key + "'");
         long second = api(key).body(job(type, 2)).post("/api/v1/jobs").then().statusCode(201)
                 .header("Idempotent-Replayed", nullValue()).extract().jsonPath().getLong("id");
         assertThat(second).isNotEqualTo(first);
         assertThat(jobsOfType(type)).isEqualTo(2);
         // Expired keys are removed by later keyed calls.
-        new Jobs(dataSource, "quarkus_test").execute("update {s}.enqueue_key set created_at = now() - interval '25 hours'"
+        PostgresResource.jobs(dataSource).execute("update {s}.enqueue_key set created_at = now() - interval '25 hours'"
                 + " where key = '" + key + "'");
         api(UUID.randomUUID().toString()).body(job(type, 3)).post("/api/v1/jobs").then().statusCode(201);
-        assertThat(new Jobs(dataSource, "quarkus_test").count("select count(*) from {s}.enqueue_key where key = '"
+        assertThat(PostgresResource.jobs(dataSource).count("select count(*) from {s}.enqueue_key where key = '"
                 + key + "'")).isZero();
     }
 }

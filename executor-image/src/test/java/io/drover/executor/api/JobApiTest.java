@@ -41,11 +41,11 @@ class JobApiTest {
     AgroalDataSource dataSource;
 
     private static RequestSpecification api() {
-        return given().header("Authorization", "Bearer " + WithApiToken.TOKEN).contentType(ContentType.JSON);
+        return WithApiToken.writer();
     }
 
     private Jobs jobs() {
-        return new Jobs(dataSource, "quarkus_test");
+        return PostgresResource.jobs(dataSource);
     }
 
     @Test

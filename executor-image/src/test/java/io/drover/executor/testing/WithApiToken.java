@@ -1,6 +1,8 @@
 package io.drover.executor.testing;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.specification.RequestSpecification;
 
 import java.util.Map;
 
@@ -8,6 +10,11 @@ import java.util.Map;
 public class WithApiToken implements QuarkusTestProfile {
     public static final String TOKEN = "s3cret-test-token";
     public static final String READ_TOKEN = "read-only-test-token";
+
+    /** A JSON request with the write token, as a producer sends it. */
+    public static RequestSpecification writer() {
+        return io.restassured.RestAssured.given().header("Authorization", "Bearer " + TOKEN).contentType(ContentType.JSON);
+    }
 
     @Override
     public Map<String, String> getConfigOverrides() {
