@@ -81,8 +81,7 @@ public final class HttpHandler implements JobHandler {
             try {
                 u = new URI(text);
             } catch (java.net.URISyntaxException e) {
-                problems.add("http.url is not a valid URL (" + e.getReason()
-                        + (e.getIndex() < 0 ? "" : " at character " + e.getIndex()) + ")");
+                problems.add("http.url is not a valid URL (" + whereNotWhat(e) + ")");
                 return;
             }
             String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
@@ -281,8 +280,12 @@ public final class HttpHandler implements JobHandler {
         } catch (java.net.URISyntaxException e) {
             // Not the exception as the cause: its message quotes the whole input, and the stored
             // error carries the causes' messages (JobRunner.describe).
-            throw new InvalidPayloadException("http job url is not a valid URI (" + e.getReason()
-                    + (e.getIndex() < 0 ? "" : " at character " + e.getIndex()) + ")");
+            throw new InvalidPayloadException("http job url is not a valid URI (" + whereNotWhat(e) + ")");
         }
+    }
+
+    /** Why a URL does not parse and where, without the URL (its exception's message quotes it whole). */
+    private static String whereNotWhat(java.net.URISyntaxException e) {
+        return e.getReason() + (e.getIndex() < 0 ? "" : " at character " + e.getIndex());
     }
 }
