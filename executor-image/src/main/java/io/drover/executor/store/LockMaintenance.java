@@ -317,7 +317,7 @@ public final class LockMaintenance {
         if (candidates.isEmpty()) {
             return found;
         }
-        if (!serverUpFor(c, settled)) {
+        if (!serverSettled(c, settled)) {
             for (String p : candidates) {
                 found.add(new Predecessor(p, null, "the database server restarted, recovered from a crash or failed"
                         + " over less than " + settled.toSeconds() + " s ago: live nodes may not have reconnected yet"));
@@ -339,7 +339,7 @@ public final class LockMaintenance {
         return found;
     }
 
-    private boolean serverUpFor(Connection c, Duration settled) throws SQLException {
+    private boolean serverSettled(Connection c, Duration settled) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(serverSettled)) {
             ps.setLong(1, settled.toMillis());
             try (ResultSet rs = ps.executeQuery()) {

@@ -39,6 +39,7 @@ public final class PooledDataSource {
      * the session was ended rather than timed out).
      */
     static final Duration IDLE_VALIDATION = Duration.ofSeconds(1);
+
     private PooledDataSource() {
     }
 
